@@ -1,0 +1,1 @@
+"""Typed Kubernetes objects and the rules Kubernetes applies to them."""

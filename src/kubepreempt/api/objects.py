@@ -1,0 +1,569 @@
+"""Typed Kubernetes objects: the subset of Pod, Node, PDB and Namespace the engine uses.
+
+Objects are parsed from the plain mappings that ``kubectl get -o yaml|json`` prints. Each
+``from_dict`` raises :class:`InputError` naming the object when a field is malformed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.quantity import QuantityError, canonical
+from kubepreempt.api.resources import (
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    Container,
+    pod_requests,
+    qos_class,
+)
+from kubepreempt.api.selectors import (
+    LabelSelector,
+    NodeSelector,
+    NodeSelectorTerm,
+    Requirement,
+    SelectorError,
+)
+
+NO_SCHEDULE = "NoSchedule"
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
+NO_EXECUTE = "NoExecute"
+_EFFECTS = {NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE}
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+PREEMPT_NEVER = "Never"
+DEFAULT_GRACE_PERIOD = 30
+
+
+def parse_time(raw: Any) -> float | None:
+    """RFC 3339 timestamp -> seconds since the epoch (``None`` stays ``None``)."""
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, datetime):  # PyYAML turns unquoted timestamps into datetimes
+        return raw.timestamp()
+    if not isinstance(raw, str):
+        raise ValueError(f"timestamp {raw!r} is not a string")
+    return datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+
+
+def _mapping(raw: Any, what: str) -> Mapping[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
+    return raw
+
+
+def _str_map(raw: Any, what: str) -> dict[str, str]:
+    return {str(k): "" if v is None else str(v) for k, v in _mapping(raw, what).items()}
+
+
+def resource_list(raw: Any, what: str) -> dict[str, int]:
+    """A ``ResourceList`` mapping -> canonical integer amounts; rejects bad quantities."""
+    out: dict[str, int] = {}
+    for name, qty in _mapping(raw, what).items():
+        try:
+            amount = canonical(str(name), qty)
+        except QuantityError as exc:
+            raise ValueError(f"{what}.{name}: {exc}") from None
+        if amount < 0:
+            raise ValueError(f"{what}.{name}: negative quantity {qty!r}")
+        out[str(name)] = amount
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    """A node taint."""
+
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    """A pod toleration, matched by ``ToleratesTaint``."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+
+    def tolerates(self, taint: Taint) -> bool:
+        """True when this toleration tolerates ``taint`` (empty key + Exists = all)."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.operator in ("", "Equal") and self.value == taint.value
+
+
+def tolerates_all(tolerations: tuple[Toleration, ...], taint: Taint) -> bool:
+    """True when any toleration tolerates ``taint``."""
+    return any(t.tolerates(taint) for t in tolerations)
+
+
+def _taints(raw: Any) -> tuple[Taint, ...]:
+    out = []
+    for t in raw or []:
+        t = _mapping(t, "taint")
+        effect = t.get("effect", "")
+        if effect not in _EFFECTS:
+            raise ValueError(f"taint effect {effect!r} is not one of {sorted(_EFFECTS)}")
+        if not t.get("key"):
+            raise ValueError("taint without a key")
+        out.append(Taint(str(t["key"]), str(t.get("value") or ""), effect))
+    return tuple(out)
+
+
+def _tolerations(raw: Any) -> tuple[Toleration, ...]:
+    out = []
+    for t in raw or []:
+        t = _mapping(t, "toleration")
+        op = t.get("operator") or "Equal"
+        if op not in ("Equal", "Exists"):
+            raise ValueError(f"toleration operator {op!r} is not Equal or Exists")
+        effect = t.get("effect") or ""
+        if effect and effect not in _EFFECTS:
+            raise ValueError(f"toleration effect {effect!r} is not one of {sorted(_EFFECTS)}")
+        out.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""), effect))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PodAffinityTerm:
+    """A pod (anti-)affinity term. ``selector`` None matches no pod."""
+
+    selector: LabelSelector | None
+    namespaces: frozenset[str]
+    topology_key: str
+    namespace_selector: LabelSelector | None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedPodAffinityTerm:
+    """A preferred pod (anti-)affinity term with its weight."""
+
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedNodeSelectorTerm:
+    """A preferred node affinity term with its weight."""
+
+    weight: int
+    term: NodeSelectorTerm
+
+
+@dataclass(frozen=True, slots=True)
+class Affinity:
+    """Node affinity, pod affinity and pod anti-affinity of a pod."""
+
+    node_required: NodeSelector | None = None
+    node_preferred: tuple[WeightedNodeSelectorTerm, ...] = ()
+    pod_required: tuple[PodAffinityTerm, ...] = ()
+    pod_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    anti_required: tuple[PodAffinityTerm, ...] = ()
+    anti_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+    @property
+    def has_pod_terms(self) -> bool:
+        """True when any pod (anti-)affinity term is present."""
+        return bool(self.pod_required or self.pod_preferred or self.anti_required
+                    or self.anti_preferred)
+
+
+def _pod_affinity_term(raw: Any, namespace: str, labels: Mapping[str, str]) -> PodAffinityTerm:
+    raw = _mapping(raw, "pod affinity term")
+    selector = LabelSelector.parse(raw.get("labelSelector"))
+    ns_selector = LabelSelector.parse(raw.get("namespaceSelector"))
+    namespaces = frozenset(str(n) for n in raw.get("namespaces") or [])
+    if not namespaces and ns_selector is None:
+        namespaces = frozenset({namespace})  # upstream: the pod's own namespace
+    match_keys = tuple(str(k) for k in raw.get("matchLabelKeys") or [])
+    mismatch_keys = tuple(str(k) for k in raw.get("mismatchLabelKeys") or [])
+    # matchLabelKeys / mismatchLabelKeys are merged into the selector at admission
+    # (MatchLabelKeysInPodAffinity): key In (value) / key NotIn (value) for present keys.
+    if selector is not None and (match_keys or mismatch_keys):
+        extra = tuple(Requirement(k, "In", (labels[k],)) for k in match_keys if k in labels)
+        extra += tuple(
+            Requirement(k, "NotIn", (labels[k],)) for k in mismatch_keys if k in labels
+        )
+        selector = selector.with_extra(extra)
+    topology_key = raw.get("topologyKey")
+    if not topology_key:
+        raise ValueError("pod affinity term without a topologyKey")
+    return PodAffinityTerm(selector, namespaces, str(topology_key), ns_selector, match_keys,
+                           mismatch_keys)
+
+
+def _weighted_pod_terms(raw: Any, namespace: str, labels: Mapping[str, str]):
+    out = []
+    for w in raw or []:
+        w = _mapping(w, "weighted pod affinity term")
+        weight = int(w.get("weight", 0))
+        if not 1 <= weight <= 100:
+            raise ValueError(f"preferred pod affinity weight {weight} is not in 1..100")
+        out.append(WeightedPodAffinityTerm(
+            weight, _pod_affinity_term(w.get("podAffinityTerm"), namespace, labels)))
+    return tuple(out)
+
+
+def parse_affinity(raw: Any, namespace: str, labels: Mapping[str, str]) -> Affinity | None:
+    """Parse ``spec.affinity`` (``None`` when absent or empty)."""
+    raw = _mapping(raw, "spec.affinity")
+    if not raw:
+        return None
+    node = _mapping(raw.get("nodeAffinity"), "nodeAffinity")
+    pod = _mapping(raw.get("podAffinity"), "podAffinity")
+    anti = _mapping(raw.get("podAntiAffinity"), "podAntiAffinity")
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
+    node_required = None
+    if required is not None:
+        terms = _mapping(required, "required node affinity").get("nodeSelectorTerms") or []
+        node_required = NodeSelector(tuple(NodeSelectorTerm.parse(t) for t in terms))
+    node_preferred = []
+    for p in node.get("preferredDuringSchedulingIgnoredDuringExecution") or []:
+        p = _mapping(p, "preferred node affinity")
+        weight = int(p.get("weight", 0))
+        if not 1 <= weight <= 100:
+            raise ValueError(f"preferred node affinity weight {weight} is not in 1..100")
+        node_preferred.append(WeightedNodeSelectorTerm(weight, NodeSelectorTerm.parse(
+            p.get("preference"))))
+
+    def required_terms(src: Mapping[str, Any]) -> tuple[PodAffinityTerm, ...]:
+        return tuple(_pod_affinity_term(t, namespace, labels)
+                     for t in src.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+
+    return Affinity(
+        node_required=node_required,
+        node_preferred=tuple(node_preferred),
+        pod_required=required_terms(pod),
+        pod_preferred=_weighted_pod_terms(
+            pod.get("preferredDuringSchedulingIgnoredDuringExecution"), namespace, labels),
+        anti_required=required_terms(anti),
+        anti_preferred=_weighted_pod_terms(
+            anti.get("preferredDuringSchedulingIgnoredDuringExecution"), namespace, labels),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySpreadConstraint:
+    """One ``spec.topologySpreadConstraints`` entry, with upstream's defaults applied."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
+    selector: LabelSelector | None
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+    match_label_keys: tuple[str, ...] = ()
+
+
+def _spread_constraints(raw: Any, labels: Mapping[str, str]):
+    out = []
+    for c in raw or []:
+        c = _mapping(c, "topology spread constraint")
+        max_skew = int(c.get("maxSkew", 0))
+        if max_skew < 1:
+            raise ValueError("topology spread maxSkew must be at least 1")
+        when = c.get("whenUnsatisfiable", "DoNotSchedule")
+        if when not in ("DoNotSchedule", "ScheduleAnyway"):
+            raise ValueError(f"whenUnsatisfiable {when!r} is not DoNotSchedule/ScheduleAnyway")
+        key = c.get("topologyKey")
+        if not key:
+            raise ValueError("topology spread constraint without a topologyKey")
+        min_domains = c.get("minDomains")
+        if min_domains is not None:
+            min_domains = int(min_domains)
+            if min_domains < 1 or when != "DoNotSchedule":
+                raise ValueError("minDomains must be >= 1 and needs whenUnsatisfiable: "
+                                 "DoNotSchedule")
+        selector = LabelSelector.parse(c.get("labelSelector"))
+        match_keys = tuple(str(k) for k in c.get("matchLabelKeys") or [])
+        if selector is not None and match_keys:
+            selector = selector.with_extra(tuple(
+                Requirement(k, "In", (labels[k],)) for k in match_keys if k in labels))
+        nap = c.get("nodeAffinityPolicy") or "Honor"
+        ntp = c.get("nodeTaintsPolicy") or "Ignore"
+        if nap not in ("Honor", "Ignore") or ntp not in ("Honor", "Ignore"):
+            raise ValueError("nodeAffinityPolicy/nodeTaintsPolicy must be Honor or Ignore")
+        out.append(TopologySpreadConstraint(max_skew, str(key), when, selector,
+                                            min_domains or 1, nap, ntp, match_keys))
+    return tuple(out)
+
+
+def _containers(raw: Any, what: str, init: bool) -> list[Container]:
+    out = []
+    for i, c in enumerate(raw or []):
+        c = _mapping(c, what)
+        res = _mapping(c.get("resources"), f"{what}.resources")
+        name = str(c.get("name") or i)
+        requests = resource_list(res.get("requests"), f"{what}[{name}].resources.requests")
+        limits = resource_list(res.get("limits"), f"{what}[{name}].resources.limits")
+        # API defaulting: a limit without a request sets the request to the limit.
+        for key, amount in limits.items():
+            requests.setdefault(key, amount)
+        out.append(Container(name, requests, limits,
+                             restartable=init and c.get("restartPolicy") == "Always"))
+    return out
+
+
+@dataclass(slots=True, eq=False)
+class Pod:
+    """A pod, with its effective requests, QoS class and priority resolved."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    node_name: str = ""
+    priority: int = 0
+    priority_class_name: str = ""
+    preemption_policy: str = PREEMPT_LOWER_PRIORITY
+    requests: dict[str, int] = field(default_factory=dict)
+    nonzero_cpu: int = DEFAULT_MILLI_CPU_REQUEST
+    nonzero_memory: int = DEFAULT_MEMORY_REQUEST
+    qos: str = "BestEffort"
+    tolerations: tuple[Toleration, ...] = ()
+    node_selector: dict[str, str] = field(default_factory=dict)
+    affinity: Affinity | None = None
+    spread: tuple[TopologySpreadConstraint, ...] = ()
+    host_ports: tuple[tuple[str, str, int], ...] = ()  # (hostIP, protocol, hostPort)
+    deletion_timestamp: float | None = None
+    preempted_by_scheduler: bool = False
+    nominated_node_name: str = ""
+    start_time: float | None = None
+    creation_timestamp: float | None = None
+    termination_grace_period: int = DEFAULT_GRACE_PERIOD
+    phase: str = ""
+    scheduler_name: str = "default-scheduler"
+    source: Source = field(default_factory=Source)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def terminating(self) -> bool:
+        """True once ``metadata.deletionTimestamp`` is set."""
+        return self.deletion_timestamp is not None
+
+    @property
+    def bound(self) -> bool:
+        """True when the pod has a node (``spec.nodeName``)."""
+        return bool(self.node_name)
+
+    def __repr__(self) -> str:
+        return f"Pod({self.key}, prio={self.priority}, node={self.node_name or '-'})"
+
+
+def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
+    """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``."""
+    meta = _mapping(raw.get("metadata"), "metadata")
+    name = meta.get("name")
+    namespace = str(meta.get("namespace") or "default")
+    if not name:
+        raise InputError("object has no metadata.name", source, "Pod")
+    key = f"{namespace}/{name}"
+    try:
+        spec = _mapping(raw.get("spec"), "spec")
+        status = _mapping(raw.get("status"), "status")
+        labels = _str_map(meta.get("labels"), "metadata.labels")
+        containers = _containers(spec.get("containers"), "spec.containers", False)
+        inits = _containers(spec.get("initContainers"), "spec.initContainers", True)
+        overhead = resource_list(spec.get("overhead"), "spec.overhead")
+        pod_res = _mapping(spec.get("resources"), "spec.resources")
+        pod_req = resource_list(pod_res.get("requests"), "spec.resources.requests")
+        pod_lim = resource_list(pod_res.get("limits"), "spec.resources.limits")
+        for k, v in pod_lim.items():
+            if k in ("cpu", "memory"):
+                pod_req.setdefault(k, v)
+        requests = pod_requests(containers, inits, overhead, pod_req)
+        nonzero = pod_requests(containers, inits, overhead, pod_req, {
+            "cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST})
+        priority, policy = resolve_priority(spec)
+        conditions = status.get("conditions") or []
+        preempted = any(
+            isinstance(c, Mapping) and c.get("type") == "DisruptionTarget"
+            and c.get("reason") == "PreemptionByScheduler" and c.get("status", "True") == "True"
+            for c in conditions)
+        ports = []
+        for c in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
+            for p in _mapping(c, "container").get("ports") or []:
+                p = _mapping(p, "port")
+                if p.get("hostPort"):
+                    ports.append((str(p.get("hostIP") or "0.0.0.0"),
+                                  str(p.get("protocol") or "TCP"), int(p["hostPort"])))
+        grace = spec.get("terminationGracePeriodSeconds")
+        pod = Pod(
+            namespace=namespace,
+            name=str(name),
+            uid=str(meta.get("uid") or ""),
+            labels=labels,
+            annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
+            node_name=str(spec.get("nodeName") or ""),
+            priority=priority,
+            priority_class_name=str(spec.get("priorityClassName") or ""),
+            preemption_policy=policy,
+            requests=requests,
+            nonzero_cpu=nonzero.get("cpu", 0),
+            nonzero_memory=nonzero.get("memory", 0),
+            qos=qos_class(containers, inits, pod_req if pod_res else None,
+                          pod_lim if pod_res else None),
+            tolerations=_tolerations(spec.get("tolerations")),
+            node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+            affinity=parse_affinity(spec.get("affinity"), namespace, labels),
+            spread=_spread_constraints(spec.get("topologySpreadConstraints"), labels),
+            host_ports=tuple(ports),
+            deletion_timestamp=parse_time(meta.get("deletionTimestamp")),
+            preempted_by_scheduler=preempted,
+            nominated_node_name=str(status.get("nominatedNodeName") or ""),
+            start_time=parse_time(status.get("startTime")),
+            creation_timestamp=parse_time(meta.get("creationTimestamp")),
+            termination_grace_period=DEFAULT_GRACE_PERIOD if grace is None else int(grace),
+            phase=str(status.get("phase") or ""),
+            scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
+            source=source,
+            raw=raw,
+        )
+    except InputError as exc:
+        raise exc.located(source, "Pod", key) from None
+    except (ValueError, TypeError, SelectorError) as exc:
+        raise InputError(str(exc), source, "Pod", key) from None
+    return pod
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """A node: labels, taints, schedulability and allocatable resources."""
+
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    allocatable: dict[str, int] = field(default_factory=dict)
+    source: Source = field(default_factory=Source)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"Node({self.name})"
+
+
+def parse_node(raw: Mapping[str, Any], source: Source) -> Node:
+    """Build a :class:`Node`; capacity from ``status.allocatable`` (else ``capacity``)."""
+    meta = _mapping(raw.get("metadata"), "metadata")
+    name = meta.get("name")
+    if not name:
+        raise InputError("object has no metadata.name", source, "Node")
+    try:
+        spec = _mapping(raw.get("spec"), "spec")
+        status = _mapping(raw.get("status"), "status")
+        alloc_raw = status.get("allocatable")
+        if alloc_raw is None:
+            alloc_raw = status.get("capacity")
+        allocatable = resource_list(alloc_raw, "status.allocatable")
+        labels = _str_map(meta.get("labels"), "metadata.labels")
+        return Node(
+            name=str(name),
+            labels=labels,
+            annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
+            taints=_taints(spec.get("taints")),
+            unschedulable=bool(spec.get("unschedulable")),
+            allocatable=allocatable,
+            source=source,
+            raw=raw,
+        )
+    except (ValueError, TypeError, SelectorError) as exc:
+        raise InputError(str(exc), source, "Node", str(name)) from None
+
+
+@dataclass(slots=True, eq=False)
+class PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget; ``disruptions_allowed`` is filled in on load."""
+
+    namespace: str
+    name: str
+    selector: LabelSelector | None
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    status_disruptions_allowed: int | None = None
+    disrupted_pods: frozenset[str] = frozenset()
+    disruptions_allowed: int = 0
+    source: Source = field(default_factory=Source)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+
+def _int_or_percent(raw: Any, what: str) -> int | str | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool):
+        raise ValueError(f"{what} must be an integer or a percentage")
+    if isinstance(raw, int):
+        if raw < 0:
+            raise ValueError(f"{what} must not be negative")
+        return raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.endswith("%") and text[:-1].isdigit():
+            return text
+        if text.isdigit():
+            return int(text)
+    raise ValueError(f"{what} {raw!r} is not an integer or a percentage")
+
+
+def parse_pdb(raw: Mapping[str, Any], source: Source) -> PodDisruptionBudget:
+    """Build a :class:`PodDisruptionBudget` (policy/v1 semantics for selectors)."""
+    meta = _mapping(raw.get("metadata"), "metadata")
+    name = meta.get("name")
+    namespace = str(meta.get("namespace") or "default")
+    if not name:
+        raise InputError("object has no metadata.name", source, "PodDisruptionBudget")
+    try:
+        spec = _mapping(raw.get("spec"), "spec")
+        status = _mapping(raw.get("status"), "status")
+        selector = LabelSelector.parse(spec.get("selector"))
+        min_avail = _int_or_percent(spec.get("minAvailable"), "spec.minAvailable")
+        max_unavail = _int_or_percent(spec.get("maxUnavailable"), "spec.maxUnavailable")
+        if min_avail is not None and max_unavail is not None:
+            raise ValueError("minAvailable and maxUnavailable are mutually exclusive")
+        allowed = status.get("disruptionsAllowed")
+        return PodDisruptionBudget(
+            namespace=namespace,
+            name=str(name),
+            selector=selector,
+            min_available=min_avail,
+            max_unavailable=max_unavail,
+            status_disruptions_allowed=None if allowed is None else int(allowed),
+            disrupted_pods=frozenset(str(k) for k in _mapping(status.get("disruptedPods"),
+                                                              "status.disruptedPods")),
+            source=source,
+        )
+    except (ValueError, TypeError, SelectorError) as exc:
+        raise InputError(str(exc), source, "PodDisruptionBudget",
+                         f"{namespace}/{name}") from None
+
+
+@dataclass(slots=True)
+class Namespace:
+    """A namespace and its labels (for namespaceSelector in pod affinity)."""
+
+    name: str
+    labels: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,99 @@
+"""Kubernetes resource quantities, parsed exactly as apimachinery's ``resource.Quantity``.
+
+Values are kept as exact fractions; ``milli_value`` and ``value`` round up to integers the
+way Go's ``MilliValue()`` and ``Value()`` do, giving canonical units: milli-CPU for ``cpu``
+and plain integers (bytes, counts) for everything else.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from functools import lru_cache
+
+_BINARY = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
+_DECIMAL = {
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 1000),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
+# <signedNumber><suffix>; the exponent alternative must come before the one-letter SI
+# suffixes so that "1E3" is 1000 while "1E" is one exa.
+_QUANTITY = re.compile(
+    r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|[numkMGTPE]?)"
+)
+# Go rejects exponents this large; it also keeps us from building huge integers.
+_MAX_EXPONENT = 1000
+
+
+class QuantityError(ValueError):
+    """A string that Kubernetes would not accept as a quantity."""
+
+
+@lru_cache(maxsize=65536)
+def parse_quantity(text: str | int | float) -> Fraction:
+    """Parse a quantity (``"100m"``, ``"1.5Gi"``, ``"1e3"``, ``2``) to an exact fraction."""
+    if isinstance(text, bool):
+        raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
+    if isinstance(text, int):
+        return Fraction(text)
+    if isinstance(text, float):
+        if not math.isfinite(text):
+            raise QuantityError(f"quantity {text!r} is not finite")
+        return Fraction(str(text))
+    if not isinstance(text, str):
+        raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
+        raise QuantityError(f"quantity {text!r} is not a valid Kubernetes quantity")
+    sign, number, suffix = match.groups()
+    value = Fraction(number)
+    if suffix in _BINARY:
+        value *= _BINARY[suffix]
+    elif suffix[:1] in ("e", "E") and len(suffix) > 1:
+        exponent = int(suffix[1:])
+        if abs(exponent) > _MAX_EXPONENT:
+            raise QuantityError(f"quantity {text!r} has an exponent out of range")
+        value *= Fraction(10) ** exponent
+    else:
+        value *= _DECIMAL[suffix]
+    return -value if sign == "-" else value
+
+
+def _ceil(value: Fraction) -> int:
+    return -((-value.numerator) // value.denominator)
+
+
+def milli_value(text: str | int | float) -> int:
+    """Quantity times 1000, rounded up: ``"100m"`` -> 100, ``"0.5"`` -> 500, ``"1u"`` -> 1."""
+    return _ceil(parse_quantity(text) * 1000)
+
+
+def value(text: str | int | float) -> int:
+    """Quantity rounded up to an integer: ``"1Ki"`` -> 1024, ``"1.5"`` -> 2, ``"100m"`` -> 1."""
+    return _ceil(parse_quantity(text))
+
+
+def canonical(resource: str, text: str | int | float) -> int:
+    """Canonical integer amount of ``resource``: milli-CPU for ``cpu``, else ``value``."""
+    return milli_value(text) if resource == "cpu" else value(text)
+
+
+def format_amount(resource: str, amount: int) -> str:
+    """Render a canonical amount for people: ``cpu`` 1500 -> ``1500m``, bytes -> ``1Gi``."""
+    if resource == "cpu":
+        return f"{amount // 1000}" if amount % 1000 == 0 else f"{amount}m"
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        for suffix, factor in (("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40),
+                               ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+            if amount and amount % factor == 0:
+                return f"{amount // factor}{suffix}"
+    return str(amount)

@@ -1,0 +1,173 @@
+"""Load Kubernetes manifests: multi-document YAML, JSON, ``kind: List``, directories, stdin.
+
+Loading is two steps. :func:`load_documents` turns files into raw objects grouped by kind,
+each with its :class:`Source`; commands then build the typed objects they need. Kinds a
+command does not use are reported once on stderr (:meth:`Documents.warn_unused`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import orjson
+import yaml
+
+from kubepreempt.api.errors import InputError, Source
+
+try:  # libyaml's C loader is ~10x faster; it is a safe loader (no arbitrary objects).
+    _YamlLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _YamlLoader = yaml.SafeLoader
+
+_EXTENSIONS = {".yaml", ".yml", ".json"}
+
+
+@dataclass(slots=True)
+class RawObject:
+    """One Kubernetes object as parsed, with where it came from."""
+
+    kind: str
+    body: Mapping[str, Any]
+    source: Source
+
+    @property
+    def namespace(self) -> str:
+        """``metadata.namespace`` (``""`` when absent)."""
+        meta = self.body.get("metadata")
+        return str(meta.get("namespace") or "") if isinstance(meta, Mapping) else ""
+
+    @property
+    def name(self) -> str:
+        """``metadata.name`` (``""`` when absent)."""
+        meta = self.body.get("metadata")
+        return str(meta.get("name") or "") if isinstance(meta, Mapping) else ""
+
+
+@dataclass(slots=True)
+class Documents:
+    """Raw objects grouped by kind, in input order."""
+
+    by_kind: dict[str, list[RawObject]] = field(default_factory=lambda: defaultdict(list))
+
+    def of(self, kind: str) -> list[RawObject]:
+        """All objects of ``kind`` (empty list when none)."""
+        return self.by_kind.get(kind, [])
+
+    def unused(self, used: Iterable[str]) -> Counter[str]:
+        """Counts of the kinds not in ``used``."""
+        used = set(used)
+        return Counter({k: len(v) for k, v in self.by_kind.items() if k not in used and v})
+
+    def warn_unused(self, used: Iterable[str], stream: TextIO | None = None) -> None:
+        """Print one warning line naming each skipped kind and its count."""
+        counts = self.unused(used)
+        if counts:
+            parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+            print(f"warning: skipped objects of kinds kubepreempt does not use here: {parts}",
+                  file=stream or sys.stderr)
+
+    def add(self, obj: RawObject) -> None:
+        """Add one object."""
+        self.by_kind[obj.kind].append(obj)
+
+
+def _iter_files(path: Path) -> Iterator[Path]:
+    if path.is_dir():
+        for child in sorted(path.rglob("*")):
+            if child.is_file() and child.suffix.lower() in _EXTENSIONS:
+                yield child
+    elif path.exists():
+        yield path
+    else:
+        raise InputError("no such file or directory", Source(str(path)))
+
+
+def _yaml_documents(text: str, label: str) -> list[Any]:
+    try:
+        return list(yaml.load_all(text, Loader=_YamlLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
+        problem = exc.problem or exc.context or "malformed YAML"
+        raise InputError(f"malformed YAML at {where}: {problem}", Source(label)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"malformed YAML: {exc}", Source(label)) from None
+
+
+def parse_text(text: str | bytes, label: str) -> list[Any]:
+    """Parse a file's text into documents: JSON (orjson) if it looks like JSON, else YAML."""
+    if isinstance(text, bytes):
+        stripped = text.lstrip()
+        if stripped[:1] in (b"{", b"["):
+            try:
+                doc = orjson.loads(text)
+                return doc if isinstance(doc, list) else [doc]
+            except orjson.JSONDecodeError:
+                pass  # YAML is a superset of JSON; let the YAML parser report the error
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text ({exc.reason})", Source(label)) from None
+    return _yaml_documents(text, label)
+
+
+def _flatten(doc: Any, source: Source, out: Documents) -> None:
+    if doc is None:
+        return  # empty document (e.g. a trailing '---')
+    if not isinstance(doc, Mapping):
+        raise InputError(f"document is a {type(doc).__name__}, not a Kubernetes object", source)
+    kind = doc.get("kind")
+    if not kind or not isinstance(kind, str):
+        raise InputError("document has no kind", source)
+    if kind == "List" or (kind.endswith("List") and isinstance(doc.get("items"), list)):
+        item_kind = kind[:-4] if kind != "List" else None
+        for item in doc.get("items") or []:
+            if isinstance(item, Mapping) and item_kind and "kind" not in item:
+                item = {**item, "kind": item_kind}  # typed lists omit the item kind
+            _flatten(item, source, out)
+        return
+    out.add(RawObject(kind, doc, source))
+
+
+def load_documents(paths: Iterable[str], stdin: TextIO | None = None) -> Documents:
+    """Load every object from ``paths`` (files, directories, or ``-`` for stdin)."""
+    out = Documents()
+    for raw_path in paths:
+        if raw_path == "-":
+            stream = stdin or sys.stdin
+            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+            files: list[tuple[str, str | bytes]] = [("-", data)]
+        else:
+            files = []
+            for f in _iter_files(Path(raw_path)):
+                try:
+                    files.append((str(f), f.read_bytes()))
+                except OSError as exc:
+                    raise InputError(f"cannot read: {exc.strerror}", Source(str(f))) from None
+        for label, data in files:
+            docs = parse_text(data, label)
+            multi = len(docs) > 1
+            for i, doc in enumerate(docs):
+                _flatten(doc, Source(label, i if multi else None), out)
+    check_duplicates(out)
+    return out
+
+
+def check_duplicates(docs: Documents) -> None:
+    """Reject two objects with the same kind, namespace and name."""
+    for kind, objects in docs.by_kind.items():
+        seen: dict[tuple[str, str], Source] = {}
+        for obj in objects:
+            key = (obj.namespace, obj.name)
+            if not obj.name:
+                continue  # reported by the typed parser, which knows the kind's rules
+            if key in seen:
+                name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+                raise InputError(f"duplicate object (first defined at {seen[key]})",
+                                 obj.source, kind, name)
+            seen[key] = obj.source

@@ -1,0 +1,1 @@
+"""kube-scheduler reproduced: framework, plugins, queue, nominator, preemption."""

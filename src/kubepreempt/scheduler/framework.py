@@ -1,0 +1,140 @@
+"""The scheduling framework: statuses, per-cycle state, and the plugin interfaces.
+
+Mirrors upstream's extension points. A filter plugin implements ``filter`` for one node
+(used by preemption's what-if checks and by nodes with nominated pods) and may implement
+``filter_nodes`` to decide many nodes at once with numpy (the fast path). Plugins that keep
+pre-computed cross-node state (inter-pod affinity, topology spread) implement ``add_pod`` /
+``remove_pod`` so what-if checks can update that state, as upstream's PreFilterExtensions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from kubepreempt.api.objects import Pod
+from kubepreempt.cluster import Cluster, NodeView
+
+MAX_NODE_SCORE = 100
+
+
+class Code(IntEnum):
+    """Status codes, as upstream's ``framework.Code``."""
+
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    SKIP = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """A plugin's verdict on one node: code, reasons (upstream wording) and plugin name."""
+
+    code: Code
+    reasons: tuple[str, ...]
+    plugin: str = ""
+
+    @property
+    def unresolvable(self) -> bool:
+        """True when preemption cannot help on this node."""
+        return self.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+    def message(self) -> str:
+        """Reasons joined as upstream's ``Status.Message()``."""
+        return ", ".join(self.reasons)
+
+
+def unschedulable(plugin: str, *reasons: str) -> Status:
+    """An Unschedulable status (preemption may help)."""
+    return Status(Code.UNSCHEDULABLE, reasons, plugin)
+
+
+def unresolvable(plugin: str, *reasons: str) -> Status:
+    """An UnschedulableAndUnresolvable status (preemption cannot help)."""
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons, plugin)
+
+
+@dataclass(slots=True)
+class CycleState:
+    """Per-pod scheduling state: the pod, its request row, and each plugin's data."""
+
+    pod: Pod
+    cluster: Cluster
+    request: np.ndarray
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def clone(self) -> CycleState:
+        """A copy whose plugin data can be changed by add_pod/remove_pod independently."""
+        data = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in self.data.items()}
+        return CycleState(self.pod, self.cluster, self.request, data)
+
+
+class FilterPlugin:
+    """Base class of filter plugins. Subclasses set ``name`` and implement ``filter``."""
+
+    name = "Filter"
+
+    def pre_filter(self, state: CycleState) -> Status | None:
+        """Compute per-pod data into ``state.data``; a status here rejects every node."""
+        return None
+
+    def filter(self, state: CycleState, view: NodeView) -> Status | None:
+        """Verdict for one node (``None`` means it passes)."""
+        raise NotImplementedError
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+        """Verdicts for many nodes: a list of (failing node indices, status).
+
+        The default loops over ``filter``; plugins override it with vector code.
+        """
+        failures: dict[Status, list[int]] = {}
+        cluster = state.cluster
+        for i in nodes.tolist():
+            status = self.filter(state, cluster.node_view(i))
+            if status is not None:
+                failures.setdefault(status, []).append(i)
+        return [(np.array(ix, np.int64), st) for st, ix in failures.items()]
+
+    def relevant(self, state: CycleState) -> bool:
+        """False when the plugin cannot reject any node for this pod (skipped)."""
+        return True
+
+    def add_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
+        """Update this plugin's data in ``state`` as if ``pod`` ran on ``view``'s node."""
+
+    def remove_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
+        """Update this plugin's data in ``state`` as if ``pod`` left ``view``'s node."""
+
+
+class ScorePlugin:
+    """Base class of score plugins: ``score`` returns normalised 0..100 per node."""
+
+    name = "Score"
+    weight = 1
+
+    def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
+        """Compute per-pod scoring data (optional)."""
+
+    def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
+        """Scores for ``nodes`` (int64, already normalised to 0..MAX_NODE_SCORE)."""
+        raise NotImplementedError
+
+    def relevant(self, state: CycleState) -> bool:
+        """False when the plugin would give every node the same score (skipped)."""
+        return True
+
+
+def default_normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
+    """Upstream ``helper.DefaultNormalizeScore``: scale to 0..100 by the maximum."""
+    max_count = int(scores.max()) if scores.size else 0
+    if max_count == 0:
+        if reverse:
+            return np.full_like(scores, MAX_NODE_SCORE)
+        return scores
+    out = MAX_NODE_SCORE * scores // max_count
+    return MAX_NODE_SCORE - out if reverse else out
