@@ -1,0 +1,80 @@
+"""The ``kubepreempt`` command line.
+
+Exit status: 0 for any decision, 2 for bad input (one line on stderr), 1 for an internal
+error. Subcommands live in :mod:`kubepreempt.commands`, one module each.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import orjson
+import typer
+
+from kubepreempt import commands
+from kubepreempt.api.errors import InputError
+
+app = typer.Typer(
+    name="kubepreempt",
+    help="Kubernetes pod priority and preemption, reproduced faithfully and fast.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail_input(message: str) -> None:
+    """Print a one-line input error and exit with status 2."""
+    print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+    raise typer.Exit(2)
+
+
+def print_json(obj: Any) -> None:
+    """Print one JSON object (sorted keys, indented) on stdout."""
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+                                  | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+
+
+def _register_commands() -> None:
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(app)
+
+
+@app.callback()
+def _root() -> None:
+    """Kubernetes pod priority and preemption, reproduced faithfully and fast."""
+
+
+_register_commands()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run the CLI, turning input errors into exit status 2."""
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name="kubepreempt")
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # click's standalone mode exits; usage errors are status 2
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # an internal error: say so in one line, no traceback
+        print(f"internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

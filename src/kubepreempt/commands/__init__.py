@@ -1,0 +1,4 @@
+"""CLI subcommands. Each module defines ``register(app)`` adding its command to the app.
+
+``kubepreempt.cli`` discovers the modules here, so a new command is one new file.
+"""
