@@ -1,0 +1,64 @@
+"""``kubepreempt evict-rank``: the kubelet's eviction order under memory or disk pressure."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kubepreempt.api.quantity import format_amount
+from kubepreempt.cli import print_json
+from kubepreempt.cluster import build_cluster
+from kubepreempt.kubelet.eviction import RESOURCES, EvictionRanking, rank_node
+from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
+from kubepreempt.kubelet.metrics import parse_pod_metrics
+from kubepreempt.manifests import load_documents
+
+
+def render(rank: EvictionRanking, console: Console | None = None) -> None:
+    """Print the ranking as a table, first to be evicted first."""
+    console = console or Console()
+    r = rank.resource
+    table = Table(title=f"eviction order on {rank.node} under {r} pressure",
+                  title_justify="left")
+    for col in ("#", "pod", "priority", "qos", "request", "usage", "above request", "note"):
+        table.add_column(col)
+    for i, p in enumerate(rank.ranked, 1):
+        usage = "no metrics" if p.usage is None else format_amount(r, p.usage)
+        above = "" if p.above_request is None else (
+            ("-" if p.above_request < 0 else "") + format_amount(r, abs(p.above_request)))
+        note = "critical: never evicted" if p.critical else (
+            "exceeds request" if p.exceeds else "")
+        table.add_row(str(i), p.key, str(p.priority), p.qos, format_amount(r, p.request),
+                      usage, above, note)
+    console.print(table)
+    console.print(f"next to evict: {rank.next or 'none'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``evict-rank`` command."""
+
+    @app.command("evict-rank")
+    def evict_rank(
+        files: Annotated[list[str], typer.Argument(help="Manifests: files, directories or -")],
+        node: Annotated[str, typer.Option("--node", help="The node under pressure")],
+        resource: Annotated[str, typer.Option(
+            "--resource", help="memory or ephemeral-storage")] = "memory",
+        output: Annotated[str, typer.Option("-o", "--output", help="text or json")] = "text",
+    ) -> None:
+        """Rank a node's pods for node-pressure eviction, as the kubelet does."""
+        if resource not in RESOURCES:
+            raise typer.BadParameter(f"must be one of {', '.join(RESOURCES)}",
+                                     param_hint="--resource")
+        if output not in ("text", "json"):
+            raise typer.BadParameter("must be text or json", param_hint="-o")
+        docs = load_documents(files)
+        cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
+        usage = parse_pod_metrics(docs.of(METRICS_KIND))
+        rank = rank_node(cluster, node, resource, usage)
+        if output == "json":
+            print_json(rank.to_json())
+        else:
+            render(rank)

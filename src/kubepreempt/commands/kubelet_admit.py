@@ -1,0 +1,73 @@
+"""``kubepreempt kubelet-admit``: would the kubelet admit a pod, evict for it, or reject it?"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kubepreempt.api.quantity import format_amount
+from kubepreempt.cli import print_json
+from kubepreempt.cluster import build_cluster
+from kubepreempt.kubelet.admission import AdmissionResult, admit
+from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
+from kubepreempt.manifests import load_documents
+
+_COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
+
+
+def render(res: AdmissionResult, console: Console | None = None) -> None:
+    """Print an admission decision for people: failures, shortfall, each QoS step."""
+    console = console or Console()
+    colour = _COLOUR[res.result]
+    console.print(f"pod [bold]{res.pod}[/] on node [bold]{res.node}[/]: "
+                  f"[bold {colour}]{res.result}[/]"
+                  + (" (critical pod)" if res.critical else " (not a critical pod)"))
+    if res.failures:
+        table = Table(title="admission failures", title_justify="left")
+        for col in ("reason", "requested", "used", "capacity", "shortfall"):
+            table.add_column(col)
+        for f in res.failures:
+            if f.insufficient:
+                fmt = lambda v, r=f.resource: format_amount(r, v)  # noqa: E731
+                table.add_row(f.reason, fmt(f.requested), fmt(f.used), fmt(f.capacity),
+                              fmt(f.amount))
+            else:
+                table.add_row(f"{f.reason}: {f.description}", "", "", "", "")
+        console.print(table)
+    if res.shortfall:
+        console.print("shortfall to free: " + ", ".join(str(r) for r in res.shortfall))
+    for step in res.steps:
+        needed = ", ".join(str(r) for r in step.needed) or "nothing"
+        console.print(f"[bold]{step.qos}[/] step: candidates {step.candidates or '[]'}; "
+                      f"still needed after {len(step.assumed_gone)} other pod(s) go: {needed}; "
+                      f"chosen {step.chosen or '[]'}")
+    if res.victims:
+        console.print("victims (kill order): " + ", ".join(res.victim_keys))
+    if res.reason:
+        console.print(f"reason: {res.reason}" + (f" — {res.message}" if res.message else ""))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``kubelet-admit`` command."""
+
+    @app.command("kubelet-admit")
+    def kubelet_admit(
+        files: Annotated[list[str], typer.Argument(help="Manifests: files, directories or -")],
+        pod: Annotated[str, typer.Option("--pod", help="The pod to admit, NAMESPACE/NAME")],
+        node: Annotated[str, typer.Option("--node", help="The node whose kubelet admits it")],
+        output: Annotated[str, typer.Option("-o", "--output", help="text or json")] = "text",
+    ) -> None:
+        """Kubelet admission: admit, evict pods for a critical pod, or reject."""
+        if output not in ("text", "json"):
+            raise typer.BadParameter("must be text or json", param_hint="-o")
+        docs = load_documents(files)
+        cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
+        key = pod if "/" in pod else f"default/{pod}"
+        res = admit(cluster, key, node)
+        if output == "json":
+            print_json(res.to_json())
+        else:
+            render(res)
