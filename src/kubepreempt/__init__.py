@@ -9,3 +9,7 @@ from kubepreempt.api.errors import InputError
 
 __all__ = ["InputError", "__version__"]
 __version__ = "0.1.0"
+
+from kubepreempt.decide import Decision, load_cluster, schedule  # noqa: E402
+
+__all__ += ["Decision", "load_cluster", "schedule"]

@@ -73,7 +73,12 @@ class Cluster:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority: PriorityResolver = field(default_factory=PriorityResolver)
-    generation: int = 0  # bumped on every change; caches key on it
+    generation: int = 0  # bumped on every change
+    node_generation: int = 0  # bumped when nodes are added, removed or changed
+    _node_cache: dict = field(default_factory=dict)
+    # priority -> (nodes, resources) requests of the bound pods of that priority; lets
+    # preemption ask "would it fit without every lower-priority pod?" for all nodes at once.
+    prio_requested: dict[int, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -95,6 +100,7 @@ class Cluster:
         self.nodes.append(node)
         self.node_pods.append({})
         self.generation += 1
+        self.node_generation += 1
         return len(self.nodes) - 1
 
     def _column(self, resource: str) -> int:
@@ -130,7 +136,9 @@ class Cluster:
         pod.node_name = node_name
         self.pods[pod.key] = pod
         self.node_pods[idx][pod.key] = pod
-        self.requested[idx] += self.request_vector(pod)
+        vec = self.request_vector(pod)
+        self.requested[idx] += vec
+        self._prio_rows(pod.priority)[idx] += vec
         self.nonzero[idx, 0] += pod.nonzero_cpu
         self.nonzero[idx, 1] += pod.nonzero_memory
         self.generation += 1
@@ -141,10 +149,29 @@ class Cluster:
         if self.node_pods[idx].pop(pod.key, None) is None:
             return
         self.pods.pop(pod.key, None)
-        self.requested[idx] -= self.request_vector(pod)
+        vec = self.request_vector(pod)
+        self.requested[idx] -= vec
+        self._prio_rows(pod.priority)[idx] -= vec
         self.nonzero[idx, 0] -= pod.nonzero_cpu
         self.nonzero[idx, 1] -= pod.nonzero_memory
         self.generation += 1
+
+    def _prio_rows(self, priority: int) -> np.ndarray:
+        rows = self.prio_requested.get(priority)
+        if rows is None or rows.shape != self.requested.shape:
+            fresh = np.zeros_like(self.requested)
+            if rows is not None:
+                fresh[: rows.shape[0], : rows.shape[1]] = rows
+            rows = self.prio_requested[priority] = fresh
+        return rows
+
+    def requested_below(self, priority: int) -> np.ndarray:
+        """(nodes, resources) summed requests of bound pods with priority < ``priority``."""
+        total = np.zeros_like(self.requested)
+        for prio in list(self.prio_requested):
+            if prio < priority:
+                total += self._prio_rows(prio)
+        return total
 
     def add_pending(self, pod: Pod) -> None:
         """Register a pod that waits for scheduling."""
@@ -166,6 +193,24 @@ class Cluster:
     def find_pod(self, key: str) -> Pod | None:
         """A bound or pending pod by ``namespace/name``."""
         return self.pods.get(key) or self.pending.get(key)
+
+    def node_cached(self, key, compute):
+        """``compute(cluster)`` memoised until the node set changes.
+
+        Per-node masks that depend only on node objects and a pod's scheduling signature
+        (selectors, tolerations) are computed once for a thousand pods of one template.
+        """
+        if self._node_cache.get("__generation__") != self.node_generation:
+            self._node_cache = {"__generation__": self.node_generation}
+        hit = self._node_cache.get(key)
+        if hit is None:
+            hit = self._node_cache[key] = compute(self)
+        return hit
+
+    def node_changed(self) -> None:
+        """Invalidate node-derived caches after a node's labels, taints or flags change."""
+        self.node_generation += 1
+        self.generation += 1
 
     @staticmethod
     def empty() -> Cluster:

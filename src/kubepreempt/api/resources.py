@@ -44,7 +44,9 @@ def _max_into(into: dict[str, int], other: Mapping[str, int]) -> None:
             into[key] = amount
 
 
-def _with_defaults(requests: Mapping[str, int], defaults: Mapping[str, int] | None) -> dict[str, int]:
+def _with_defaults(
+    requests: Mapping[str, int], defaults: Mapping[str, int] | None
+) -> dict[str, int]:
     out = dict(requests)
     if defaults:
         for key, amount in defaults.items():

@@ -68,6 +68,10 @@ class CycleState:
     request: np.ndarray
     data: dict[str, Any] = field(default_factory=dict)
 
+    def cluster_cache(self, key: Any, compute: Any) -> Any:
+        """Node-derived data memoised on the cluster (see ``Cluster.node_cached``)."""
+        return self.cluster.node_cached(key, compute)
+
     def clone(self) -> CycleState:
         """A copy whose plugin data can be changed by add_pod/remove_pod independently."""
         data = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in self.data.items()}

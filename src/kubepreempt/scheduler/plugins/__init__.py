@@ -1,0 +1,1 @@
+"""One module per upstream kube-scheduler plugin."""

@@ -1,0 +1,36 @@
+"""NodeResourcesBalancedAllocation: favour nodes whose cpu and memory use stay balanced.
+
+Score = (1 - std of the requested fractions) * 100, truncated, using the pod's actual
+requests (no scoring defaults), fractions capped at 1, as upstream. Pods that request no
+cpu and no memory skip this plugin (upstream returns Skip for best-effort pods).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kubepreempt.cluster import CPU, MEMORY
+from kubepreempt.scheduler.framework import MAX_NODE_SCORE, CycleState, ScorePlugin
+
+
+class BalancedAllocation(ScorePlugin):
+    """Balanced cpu/memory allocation score (weight 1)."""
+
+    name = "NodeResourcesBalancedAllocation"
+    weight = 1
+
+    def relevant(self, state: CycleState) -> bool:
+        req = state.pod.requests
+        return req.get("cpu", 0) > 0 or req.get("memory", 0) > 0
+
+    def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
+        cluster = state.cluster
+        pod_req = np.array([state.pod.requests.get("cpu", 0), state.pod.requests.get("memory", 0)],
+                           np.int64)
+        alloc = cluster.alloc[nodes][:, [CPU, MEMORY]].astype(np.float64)
+        requested = (cluster.requested[nodes][:, [CPU, MEMORY]] + pod_req).astype(np.float64)
+        valid = alloc > 0
+        frac = np.minimum(np.where(valid, requested / np.where(valid, alloc, 1.0), 0.0), 1.0)
+        both = valid.all(axis=1)
+        std = np.where(both, np.abs(frac[:, 0] - frac[:, 1]) / 2, 0.0)
+        return ((1.0 - std) * MAX_NODE_SCORE).astype(np.int64)

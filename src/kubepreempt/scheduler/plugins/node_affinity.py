@@ -1,0 +1,74 @@
+"""NodeAffinity: ``spec.nodeSelector`` and required node affinity filter; preferred scores.
+
+Both filters give "node(s) didn't match Pod's node affinity/selector", which is
+UnschedulableAndUnresolvable: preemption never helps there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kubepreempt.api.objects import Node, Pod
+from kubepreempt.cluster import NodeView
+from kubepreempt.scheduler.framework import (
+    CycleState,
+    FilterPlugin,
+    ScorePlugin,
+    Status,
+    default_normalize,
+    unresolvable,
+)
+
+ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
+
+
+def matches_node(pod: Pod, node: Node) -> bool:
+    """True when ``node`` satisfies the pod's nodeSelector and required node affinity."""
+    labels = node.labels
+    for key, val in pod.node_selector.items():
+        if labels.get(key) != val:
+            return False
+    aff = pod.affinity
+    if aff is not None and aff.node_required is not None:
+        return aff.node_required.matches(labels, node.name)
+    return True
+
+
+def _signature(pod: Pod):
+    required = pod.affinity.node_required if pod.affinity else None
+    return ("node-affinity", tuple(sorted(pod.node_selector.items())), required)
+
+
+class NodeAffinity(FilterPlugin, ScorePlugin):
+    """Filter by selector/required affinity; score by matching preferred terms' weights."""
+
+    name = "NodeAffinity"
+    weight = 2
+
+    def relevant(self, state: CycleState) -> bool:
+        pod = state.pod
+        return bool(pod.node_selector) or bool(pod.affinity and pod.affinity.node_required)
+
+    def filter(self, state: CycleState, view: NodeView) -> Status | None:
+        return None if matches_node(state.pod, view.node) else unresolvable(self.name, ERR_REASON)
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray):
+        pod = state.pod
+        mask = state.cluster_cache(_signature(pod), lambda c: np.fromiter(
+            (not matches_node(pod, n) for n in c.nodes), bool, len(c.nodes)))
+        bad = nodes[mask[nodes]]
+        return [(bad, unresolvable(self.name, ERR_REASON))] if bad.size else []
+
+    def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
+        aff = state.pod.affinity
+        preferred = aff.node_preferred if aff else ()
+        if not preferred:
+            return np.zeros(nodes.size, np.int64)
+
+        def weights(c) -> np.ndarray:
+            return np.fromiter(
+                (sum(p.weight for p in preferred if p.term.matches(n.labels, n.name))
+                 for n in c.nodes), np.int64, len(c.nodes))
+
+        raw = state.cluster_cache(("node-preferred", preferred), weights)[nodes]
+        return default_normalize(raw, reverse=False)

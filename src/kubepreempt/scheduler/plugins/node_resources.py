@@ -1,0 +1,103 @@
+"""NodeResourcesFit: requests must fit in allocatable minus requested; LeastAllocated score.
+
+Filter reasons follow upstream ``fitsRequest``: "Too many pods", "Insufficient cpu",
+"Insufficient memory", "Insufficient ephemeral-storage", "Insufficient <extended>", all
+Unschedulable (preemption may help). A resource the pod does not request is not checked.
+The score uses requests with scoring's defaults for missing cpu/memory requests (100m,
+200Mi), integer arithmetic, cpu and memory weighted 1 each.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kubepreempt.cluster import CPU, MEMORY, PODS, NodeView
+from kubepreempt.scheduler.framework import (
+    MAX_NODE_SCORE,
+    CycleState,
+    FilterPlugin,
+    ScorePlugin,
+    Status,
+    unschedulable,
+)
+
+
+def insufficient(state: CycleState, requested: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """Boolean (..., resources): where the pod's request exceeds what is free."""
+    req = state.request
+    fail = (req > 0) & (req > alloc - requested)
+    # Pod count is checked even for pods that request nothing.
+    fail[..., PODS] = requested[..., PODS] + 1 > alloc[..., PODS]
+    return fail
+
+
+def reasons_for(resources: list[str], fail_row: np.ndarray) -> tuple[str, ...]:
+    """Upstream's reason strings for one node's failing resources, in upstream order."""
+    out = []
+    if fail_row[PODS]:
+        out.append("Too many pods")
+    for col in (CPU, MEMORY, 2):
+        if fail_row[col]:
+            out.append(f"Insufficient {resources[col]}")
+    extended = sorted(resources[c] for c in range(4, len(resources)) if fail_row[c])
+    out.extend(f"Insufficient {r}" for r in extended)
+    return tuple(out)
+
+
+class NodeResourcesFit(FilterPlugin, ScorePlugin):
+    """Fit filter and LeastAllocated score (weight 1)."""
+
+    name = "NodeResourcesFit"
+    weight = 1
+
+    def filter(self, state: CycleState, view: NodeView) -> Status | None:
+        cluster = state.cluster
+        _sync(state)
+        fail = insufficient(state, view.requested, cluster.alloc[view.index])
+        if fail.any():
+            return unschedulable(self.name, *reasons_for(cluster.resources, fail))
+        return None
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray):
+        cluster = state.cluster
+        _sync(state)
+        fail = insufficient(state, cluster.requested[nodes], cluster.alloc[nodes])
+        bad_rows = fail.any(axis=1)
+        if not bad_rows.any():
+            return []
+        bad_nodes = nodes[bad_rows]
+        bad = fail[bad_rows]
+        # Group nodes by their failure pattern so each distinct status is built once.
+        codes = bad.astype(np.int64) @ (1 << np.arange(bad.shape[1], dtype=np.int64))
+        out = []
+        for code in np.unique(codes):
+            pick = codes == code
+            row = bad[np.argmax(pick)]
+            out.append((bad_nodes[pick], unschedulable(self.name,
+                                                       *reasons_for(cluster.resources, row))))
+        return out
+
+    def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
+        cluster = state.cluster
+        pod = state.pod
+        alloc = cluster.alloc[nodes][:, [CPU, MEMORY]]
+        requested = cluster.nonzero[nodes] + np.array([pod.nonzero_cpu, pod.nonzero_memory],
+                                                      np.int64)
+        return least_allocated(requested, alloc)
+
+
+def least_allocated(requested: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """Upstream ``leastResourceScorer`` with weight 1 per column (integer division)."""
+    safe = np.where(alloc == 0, 1, alloc)
+    per = np.where(requested > alloc, 0, (alloc - requested) * MAX_NODE_SCORE // safe)
+    valid = alloc != 0
+    per = np.where(valid, per, 0)
+    weight_sum = valid.sum(axis=1)
+    return np.where(weight_sum == 0, 0, per.sum(axis=1) // np.maximum(weight_sum, 1))
+
+
+def _sync(state: CycleState) -> None:
+    """Widen the pod's request row if the cluster grew new resource columns."""
+    width = state.cluster.alloc.shape[1]
+    if state.request.shape[0] < width:
+        state.request = state.cluster.request_vector(state.pod)

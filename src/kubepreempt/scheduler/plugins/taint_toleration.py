@@ -1,0 +1,59 @@
+"""TaintToleration: NoSchedule/NoExecute taints filter; PreferNoSchedule taints score.
+
+Filter wording follows current upstream ("node(s) had untolerated taint(s)"); older
+releases named the taint ("{key: value}").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, tolerates_all
+from kubepreempt.cluster import NodeView
+from kubepreempt.scheduler.framework import (
+    CycleState,
+    FilterPlugin,
+    ScorePlugin,
+    Status,
+    default_normalize,
+    unresolvable,
+)
+
+ERR_REASON = "node(s) had untolerated taint(s)"
+
+
+def _untolerated(taints, tolerations) -> bool:
+    return any(t.effect in (NO_SCHEDULE, NO_EXECUTE) and not tolerates_all(tolerations, t)
+               for t in taints)
+
+
+class TaintToleration(FilterPlugin, ScorePlugin):
+    """Filter on hard taints; score by the count of untolerated PreferNoSchedule taints."""
+
+    name = "TaintToleration"
+    weight = 3
+
+    def filter(self, state: CycleState, view: NodeView) -> Status | None:
+        if _untolerated(view.node.taints, state.pod.tolerations):
+            return unresolvable(self.name, ERR_REASON)
+        return None
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray):
+        tolerations = state.pod.tolerations
+        mask = state.cluster_cache(("taints", tolerations), lambda c: np.fromiter(
+            (_untolerated(n.taints, tolerations) for n in c.nodes), bool, len(c.nodes)))
+        bad = nodes[mask[nodes]]
+        return [(bad, unresolvable(self.name, ERR_REASON))] if bad.size else []
+
+    def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
+        tolerations = tuple(t for t in state.pod.tolerations
+                            if t.effect in ("", PREFER_NO_SCHEDULE))
+
+        def count(c) -> np.ndarray:
+            return np.fromiter(
+                (sum(1 for t in n.taints if t.effect == PREFER_NO_SCHEDULE
+                     and not tolerates_all(tolerations, t)) for n in c.nodes),
+                np.int64, len(c.nodes))
+
+        raw = state.cluster_cache(("prefer-taints", tolerations), count)[nodes]
+        return default_normalize(raw, reverse=True)
