@@ -31,9 +31,8 @@ def render(res: AdmissionResult, console: Console | None = None) -> None:
             table.add_column(col)
         for f in res.failures:
             if f.insufficient:
-                fmt = lambda v, r=f.resource: format_amount(r, v)  # noqa: E731
-                table.add_row(f.reason, fmt(f.requested), fmt(f.used), fmt(f.capacity),
-                              fmt(f.amount))
+                amounts = (f.requested, f.used, f.capacity, f.amount)
+                table.add_row(f.reason, *(format_amount(f.resource, a) for a in amounts))
             else:
                 table.add_row(f"{f.reason}: {f.description}", "", "", "", "")
         console.print(table)
