@@ -132,6 +132,11 @@ class ScorePlugin:
         """False when the plugin would give every node the same score (skipped)."""
         return True
 
+    def score_relevant(self, state: CycleState) -> bool:
+        """Scoring's relevance test (plugins that also filter may differ per extension point)."""
+        return ScorePlugin.relevant(self, state) if isinstance(self, FilterPlugin) \
+            else self.relevant(state)
+
 
 def default_normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
     """Upstream ``helper.DefaultNormalizeScore``: scale to 0..100 by the maximum."""

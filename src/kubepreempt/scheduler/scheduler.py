@@ -140,7 +140,7 @@ class Scheduler:
         """Weighted, normalised score per plugin over ``feasible`` nodes."""
         out: dict[str, np.ndarray] = {}
         for plugin in self.profile.scorers:
-            if not plugin.relevant(state):
+            if not plugin.score_relevant(state):
                 continue
             plugin.pre_score(state, feasible)
             out[plugin.name] = plugin.score(state, feasible) * plugin.weight

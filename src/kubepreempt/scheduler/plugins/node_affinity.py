@@ -49,6 +49,9 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
         pod = state.pod
         return bool(pod.node_selector) or bool(pod.affinity and pod.affinity.node_required)
 
+    def score_relevant(self, state: CycleState) -> bool:
+        return bool(state.pod.affinity and state.pod.affinity.node_preferred)
+
     def filter(self, state: CycleState, view: NodeView) -> Status | None:
         return None if matches_node(state.pod, view.node) else unresolvable(self.name, ERR_REASON)
 

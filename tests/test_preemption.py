@@ -1,0 +1,268 @@
+"""DefaultPreemption: eligibility, candidates, victims with reprieve, PDBs, node pick.
+
+Expected answers are worked out by hand from the seeds (000, 003, 004) and upstream's
+``default_preemption_test.go`` cases.
+"""
+
+from builders import cluster_of, node, pdb, pod, priority_class
+
+from kubepreempt.decide import schedule
+
+T0 = "2026-11-23T08:00:00Z"
+T1 = "2026-11-23T09:00:00Z"
+
+
+def test_seed_minimal_victims_example() -> None:
+    # 000: capacity 10, pending priority 10 requests 5, running {p0:3, p1:1, p2:5, p3:1}
+    # -> only the priority-2 pod is preempted; priorities 1 and 0 keep running.
+    c = cluster_of(
+        node("n1", cpu="10"),
+        pod("p0", "3", node_name="n1", priority=0),
+        pod("p1", "1", node_name="n1", priority=1),
+        pod("p2", "5", node_name="n1", priority=2),
+        pod("p3", "1", node_name="n1", priority=3),
+        pod("new", "5", priority=10),
+    )
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims) == ("preempt", "n1", ["default/p2"])
+
+
+def test_pod_that_fits_is_scheduled_not_preempting() -> None:
+    c = cluster_of(node("n1", cpu="2"), pod("low", "1", node_name="n1", priority=0),
+                   pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims) == ("scheduled", "n1", [])
+
+
+def test_only_lower_priority_pods_are_victims() -> None:
+    c = cluster_of(node("n1", cpu="2"), pod("same", "2", node_name="n1", priority=10),
+                   pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
+    assert d.message == ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes "
+                         "are available: 1 No preemption victims found for incoming pod..")
+
+
+def test_preemption_policy_never_does_not_preempt() -> None:
+    c = cluster_of(priority_class("np", 100, policy="Never"), node("n1", cpu="1"),
+                   pod("low", "1", node_name="n1", priority=0),
+                   pod("new", "1", spec_extra={"priorityClassName": "np"}))
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
+    assert d.message.endswith("preemption: not eligible due to preemptionPolicy=Never..")
+
+
+def test_unresolvable_nodes_are_never_candidates() -> None:
+    taint = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+    c = cluster_of(node("tainted", cpu="1", taints=taint), node("small", cpu="1"),
+                   pod("low1", "1", node_name="tainted", priority=0),
+                   pod("hi", "1", node_name="small", priority=100),
+                   pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
+    assert d.message == (
+        "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). "
+        "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, "
+        "1 Preemption is not helpful for scheduling..")
+
+
+def test_pdb_violating_pods_are_reprieved_first_and_counted() -> None:
+    # Two nodes, each with one low pod of equal priority; the pod on n1 is protected by a
+    # PDB with no disruptions allowed -> n2 is chosen (fewest PDB violations first).
+    c = cluster_of(
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("a", "1", node_name="n1", priority=0, labels={"app": "db"}, start=T0),
+        pod("b", "1", node_name="n2", priority=5, labels={"app": "web"}, start=T0),
+        pdb("db", {"app": "db"}, allowed=0),
+        pod("new", "1", priority=10),
+    )
+    d = schedule(c, "default/new")
+    # Without the PDB n1 would win (lower victim priority); with it n2 has 0 violations.
+    assert (d.result, d.node, d.victims, d.pdb_violations) == ("preempt", "n2", ["default/b"], 0)
+
+
+def test_pdb_is_best_effort() -> None:
+    c = cluster_of(node("n1", cpu="1"),
+                   pod("a", "1", node_name="n1", priority=0, labels={"app": "db"}),
+                   pdb("db", {"app": "db"}, allowed=0), pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.victims, d.pdb_violations) == ("preempt", ["default/a"], 1)
+
+
+def test_pdb_budget_is_consumed_across_victims_of_one_pdb() -> None:
+    # One disruption allowed, two matching victims needed: the first (more important)
+    # consumes the budget, the second violates it.
+    c = cluster_of(node("n1", cpu="2"),
+                   pod("a", "1", node_name="n1", priority=1, labels={"app": "db"}),
+                   pod("b", "1", node_name="n1", priority=0, labels={"app": "db"}),
+                   pdb("db", {"app": "db"}, allowed=1), pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert sorted(d.victims) == ["default/a", "default/b"]
+    assert d.pdb_violations == 1
+
+
+def test_pick_lowest_highest_victim_priority() -> None:
+    c = cluster_of(node("n1", cpu="1"), node("n2", cpu="1"),
+                   pod("a", "1", node_name="n1", priority=3),
+                   pod("b", "1", node_name="n2", priority=2), pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.node, d.victims) == ("n2", ["default/b"])
+    assert d.preemption.decided_by == "lowest highest-victim priority"
+
+
+def test_pick_smallest_priority_sum() -> None:
+    # Same highest priority (5); n1 victims 5+1, n2 victims 5+0 -> n2.
+    c = cluster_of(node("n1", cpu="2"), node("n2", cpu="2"),
+                   pod("a1", "1", node_name="n1", priority=5),
+                   pod("a2", "1", node_name="n1", priority=1),
+                   pod("b1", "1", node_name="n2", priority=5),
+                   pod("b2", "1", node_name="n2", priority=0),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert d.node == "n2"
+    assert d.preemption.decided_by == "smallest sum of victim priorities"
+
+
+def test_negative_priorities_use_the_int32_offset() -> None:
+    # n1: one victim of -10; n2: two victims of -10 and ... sums without offset would be
+    # -10 vs -20 (n2 looks "smaller"); upstream adds 2^31 per pod so fewer pods win.
+    c = cluster_of(node("n1", cpu="2"), node("n2", cpu="2"),
+                   pod("a1", "2", node_name="n1", priority=-10),
+                   pod("b1", "1", node_name="n2", priority=-10),
+                   pod("b2", "1", node_name="n2", priority=-10),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.node, d.victims) == ("n1", ["default/a1"])
+    assert d.preemption.decided_by == "smallest sum of victim priorities"
+
+
+def test_pick_fewest_victims() -> None:
+    # Equal highest priority and equal sums: n1 has one victim of 4, n2 two victims of 2+2
+    # (sums with offsets differ, so make them equal without offsets is impossible) ->
+    # use priorities 0: n1 one victim, n2 two victims; sums 2^31 vs 2^32 decide first.
+    c = cluster_of(node("n1", cpu="2"), node("n2", cpu="2"),
+                   pod("a1", "2", node_name="n1", priority=0),
+                   pod("b1", "1", node_name="n2", priority=0),
+                   pod("b2", "1", node_name="n2", priority=0),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert d.node == "n1"
+
+
+def test_pick_latest_start_time() -> None:
+    c = cluster_of(node("n1", cpu="1"), node("n2", cpu="1"),
+                   pod("old", "1", node_name="n1", priority=0, start=T0),
+                   pod("young", "1", node_name="n2", priority=0, start=T1),
+                   pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.node, d.victims) == ("n2", ["default/young"])
+    assert d.preemption.decided_by == "latest start time of the highest-priority victims"
+
+
+def test_final_tie_goes_to_first_node_by_name() -> None:
+    c = cluster_of(node("n2", cpu="1"), node("n1", cpu="1"),
+                   pod("a", "1", node_name="n1", priority=0, start=T0),
+                   pod("b", "1", node_name="n2", priority=0, start=T0),
+                   pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert d.node == "n1"
+    assert d.preemption.decided_by == "first node by name"
+
+
+def test_best_effort_pods_free_nothing() -> None:
+    # The BestEffort pod is reprieved (it requests nothing); only the Burstable one goes.
+    c = cluster_of(node("n1", cpu="2"),
+                   pod("be", node_name="n1", priority=0),
+                   pod("bu", "2", node_name="n1", priority=0),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert d.victims == ["default/bu"]
+
+
+def test_seed_2gb_example_scheduler_half() -> None:
+    # 000: 2GB node; burstable (500MB request, priority 100) and best-effort (priority 100);
+    # a priority-200 pod asking 2GB preempts only the burstable pod.
+    c = cluster_of(node("n1", cpu="4", memory="2G"),
+                   pod("burstable", memory="500M", node_name="n1", priority=100),
+                   pod("besteffort", node_name="n1", priority=100),
+                   pod("new", memory="2G", priority=200))
+    d = schedule(c, "default/new")
+    assert (d.result, d.victims) == ("preempt", ["default/burstable"])
+
+
+def test_pod_count_makes_best_effort_pods_victims() -> None:
+    c = cluster_of(node("n1", cpu="4", pods="1"), pod("be", node_name="n1", priority=0),
+                   pod("new", priority=10))
+    d = schedule(c, "default/new")
+    assert d.victims == ["default/be"]
+
+
+def test_terminating_victim_on_nominated_node_blocks_new_preemption() -> None:
+    preempted = {"conditions": [{"type": "DisruptionTarget", "status": "True",
+                                 "reason": "PreemptionByScheduler"}]}
+    c = cluster_of(
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("victim", "1", node_name="n1", priority=0, status_extra=preempted,
+            meta_extra={"deletionTimestamp": T1}),
+        pod("other", "1", node_name="n2", priority=0),
+        pod("new", "1", priority=10, status_extra={"nominatedNodeName": "n1"}),
+    )
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
+    assert "not eligible due to a terminating pod on the nominated node." in d.message
+
+
+def test_user_deleted_pod_does_not_block_preemption() -> None:
+    c = cluster_of(
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("deleting", "1", node_name="n1", priority=0, meta_extra={"deletionTimestamp": T1},
+            start=T0),
+        pod("other", "1", node_name="n2", priority=0, start=T0),
+        pod("new", "1", priority=10, status_extra={"nominatedNodeName": "n1"}),
+    )
+    d = schedule(c, "default/new")
+    # Terminating pods still hold resources and may be counted as victims.
+    assert d.result == "preempt"
+    assert d.node in ("n1", "n2")
+
+
+def test_nominated_higher_priority_pod_counts_as_running() -> None:
+    # n1 has room for one 1-cpu pod, but a priority-20 pod is nominated there.
+    c = cluster_of(node("n1", cpu="2"), pod("run", "1", node_name="n1", priority=30),
+                   pod("nominee", "1", priority=20, status_extra={"nominatedNodeName": "n1"}),
+                   pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
+    assert d.message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+
+
+def test_nominated_lower_priority_pod_is_ignored_and_cleared() -> None:
+    c = cluster_of(node("n1", cpu="2"), pod("low", "2", node_name="n1", priority=0),
+                   pod("nominee", "1", priority=5, status_extra={"nominatedNodeName": "n1"}),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims) == ("preempt", "n1", ["default/low"])
+    assert d.cleared_nominations == ["default/nominee"]
+
+
+def test_nominated_node_is_tried_first() -> None:
+    # Upstream evaluates a pod's nominated node first and takes it if it passes all
+    # filters, even when another node would score higher.
+    c = cluster_of(node("busy", cpu="4"), node("empty", cpu="4"),
+                   pod("x", "3", node_name="busy", priority=0),
+                   pod("new", "1", priority=10, status_extra={"nominatedNodeName": "busy"}))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node) == ("scheduled", "busy")
+
+
+def test_affinity_to_lower_priority_pod_prevents_preemption_there() -> None:
+    # Documented limitation (003): required pod affinity satisfied only by lower-priority
+    # pods on the node -> removing them breaks the affinity -> not a candidate.
+    affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "cache"}},
+         "topologyKey": "kubernetes.io/hostname"}]}}
+    c = cluster_of(node("n1", cpu="1"),
+                   pod("cache", "1", node_name="n1", priority=0, labels={"app": "cache"}),
+                   pod("new", "1", priority=10, spec_extra={"affinity": affinity}))
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
