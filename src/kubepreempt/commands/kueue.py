@@ -1,0 +1,97 @@
+"""``kubepreempt kueue``: what Kueue v0.7 does with one workload."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.api.objects import parse_time
+from kubepreempt.api.quantity import format_amount
+from kubepreempt.cli import print_json
+from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
+from kubepreempt.manifests import load_documents
+
+
+def _amount(res: str, v: int | None) -> str:
+    return "-" if v is None else format_amount(res, v)
+
+
+def _render(d: Decision, explain: bool) -> None:
+    console = Console()
+    colour = {"admit": "green", "preempt": "yellow", "pending": "red"}[d.result]
+    console.print(f"[bold]{d.workload}[/] -> [{colour}]{d.result}[/] in ClusterQueue "
+                  f"{d.cluster_queue or '-'}" + (" (borrowing)" if d.borrowing else ""))
+    for ps, flavors in d.flavors.items():
+        console.print(f"  podSet {ps}: " + ", ".join(f"{r}={f}" for r, f in flavors.items()))
+    if d.message:
+        console.print(f"  {d.message}")
+    if d.targets:
+        table = Table("victim", "ClusterQueue", "priority", "reason")
+        for t in sorted(d.targets, key=lambda t: t.info.key):
+            table.add_row(t.info.key, t.info.cluster_queue, str(t.info.obj.priority), t.reason)
+        console.print(table)
+    if not explain or not d.explain:
+        return
+    after = {(r["clusterQueue"], r["flavor"], r["resource"]): r["usage"]
+             for r in d.explain.get("quotasAfter", [])}
+    table = Table("ClusterQueue", "flavor", "resource", "nominal", "borrowingLimit", "usage",
+                  "usage after", title="quotas")
+    for r in d.explain["quotas"]:
+        k = (r["clusterQueue"], r["flavor"], r["resource"])
+        table.add_row(r["clusterQueue"], r["flavor"], r["resource"],
+                      _amount(r["resource"], r["nominal"]),
+                      _amount(r["resource"], r["borrowingLimit"]),
+                      _amount(r["resource"], r["usage"]), _amount(r["resource"], after.get(k)))
+    console.print(table)
+    shares = Table("ClusterQueue", "share before", "share after", title="weighted shares")
+    for name, before in d.explain["sharesBefore"].items():
+        shares.add_row(name, str(before), str(d.explain.get("sharesAfter", {}).get(name, "-")))
+    console.print(shares)
+    for line in d.trace.lines:
+        console.print(line, markup=False, highlight=False)
+    for key, why in sorted(d.trace.skipped.items()):
+        console.print(f"not a candidate: {key}: {why}", markup=False, highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``kueue`` command."""
+
+    @app.command("kueue")
+    def kueue(
+        files: Annotated[list[str], typer.Argument(help="Manifests: files, dirs or -.")],
+        workload: Annotated[str, typer.Option("--workload", help="NAMESPACE/NAME.")],
+        output: Annotated[str, typer.Option("-o", "--output", help="json, yaml or table.")]
+        = "table",
+        explain: Annotated[bool, typer.Option("--explain", help="Show quotas, shares, "
+                                              "candidates.")] = False,
+        now: Annotated[str | None, typer.Option("--now", help="RFC 3339 time used as "
+                                                "'now' (conditions, ordering).")] = None,
+    ) -> None:
+        """Decide what Kueue v0.7 does with a workload: admit, preempt or pending."""
+        if output not in ("json", "yaml", "table"):
+            raise InputError(f"unknown output format {output!r} (json, yaml or table)")
+        if "/" not in workload:
+            workload = f"default/{workload}"
+        try:
+            when = parse_time(now) if now else None
+        except ValueError as exc:
+            raise InputError(f"--now: {exc}") from None
+        docs = load_documents(files)
+        docs.warn_unused(KINDS)
+        d = decide(load_inputs(docs), workload, when)
+        out: dict[str, Any] = d.to_json()
+        if explain:
+            out["explain"] = {**d.explain, "trace": d.trace.lines,
+                              "notCandidates": dict(sorted(d.trace.skipped.items()))}
+        if output == "json":
+            print_json(out)
+        elif output == "yaml":
+            out["victimStatus"] = d.victim_status()
+            print(yaml.safe_dump(out, sort_keys=False), end="")
+        else:
+            _render(d, explain)

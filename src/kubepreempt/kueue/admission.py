@@ -1,0 +1,224 @@
+"""The top-level Kueue decision for one workload: admit, preempt, or stay pending.
+
+:func:`load_inputs` builds typed objects from loaded manifests; :func:`decide` runs the
+v0.7.0 scheduler's steps for the workload: resolve its LocalQueue and ClusterQueue,
+assign flavors, and when the representative mode is Preempt, find preemption targets.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.api.priority import parse_priority_class
+from kubepreempt.kueue.conditions import victim_conditions
+from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
+from kubepreempt.kueue.objects import (
+    ClusterQueue,
+    KueueConfig,
+    LocalQueue,
+    ResourceFlavor,
+    Workload,
+    WorkloadPriorityClass,
+    parse_cluster_queue,
+    parse_configuration,
+    parse_local_queue,
+    parse_resource_flavor,
+    parse_workload,
+    parse_workload_priority_class,
+)
+from kubepreempt.kueue.preemption import Target, Trace, get_targets
+from kubepreempt.kueue.quota import CQState, Snapshot, WorkloadInfo, workload_info
+from kubepreempt.manifests import Documents
+
+KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass", "Workload",
+         "Configuration", "PriorityClass")
+WPC_SOURCE = "kueue.x-k8s.io/workloadpriorityclass"
+PC_SOURCE = "scheduling.k8s.io/priorityclass"
+
+
+@dataclass(slots=True)
+class KueueInputs:
+    """Typed Kueue objects from the input manifests."""
+
+    flavors: dict[str, ResourceFlavor] = field(default_factory=dict)
+    cluster_queues: dict[str, ClusterQueue] = field(default_factory=dict)
+    local_queues: dict[tuple[str, str], LocalQueue] = field(default_factory=dict)
+    priority_classes: dict[str, WorkloadPriorityClass] = field(default_factory=dict)
+    workloads: dict[str, Workload] = field(default_factory=dict)
+    config: KueueConfig = field(default_factory=KueueConfig)
+
+
+def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInputs:
+    """Parse every Kueue object in ``docs`` (one-line InputErrors on bad objects)."""
+    out = KueueInputs()
+    for obj in docs.of("ResourceFlavor"):
+        rf = parse_resource_flavor(obj)
+        out.flavors[rf.name] = rf
+    for obj in docs.of("ClusterQueue"):
+        cq = parse_cluster_queue(obj)
+        out.cluster_queues[cq.name] = cq
+    for obj in docs.of("LocalQueue"):
+        lq = parse_local_queue(obj)
+        out.local_queues[(lq.namespace, lq.name)] = lq
+    for obj in docs.of("WorkloadPriorityClass"):
+        wpc = parse_workload_priority_class(obj)
+        out.priority_classes[wpc.name] = wpc
+    pod_classes = {pc.name: pc.value
+                   for pc in (parse_priority_class(o.body, o.source)
+                              for o in docs.of("PriorityClass"))}
+    configs = docs.of("Configuration")
+    if len(configs) > 1:
+        raise InputError("more than one Configuration document", configs[1].source,
+                         "Configuration")
+    if config is not None:
+        out.config = config
+    elif configs:
+        out.config = parse_configuration(configs[0])
+
+    def resolve(name: str, source: str) -> int:
+        if source in ("", WPC_SOURCE) and name in out.priority_classes:
+            return out.priority_classes[name].value
+        if source in ("", PC_SOURCE) and name in pod_classes:
+            return pod_classes[name]
+        raise ValueError(f"unknown priority class {name!r} (spec.priorityClassName)")
+
+    for obj in docs.of("Workload"):
+        wl = parse_workload(obj, resolve)
+        out.workloads[wl.key] = wl
+    return out
+
+
+@dataclass(slots=True)
+class Decision:
+    """What Kueue does with one workload; :meth:`to_json` is the CLI's contract."""
+
+    workload: str
+    cluster_queue: str | None
+    result: str  # "admit" | "preempt" | "pending"
+    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
+    borrowing: bool = False
+    targets: list[Target] = field(default_factory=list)
+    message: str = ""
+    mode: str = ""
+    trace: Trace = field(default_factory=Trace)
+    explain: dict[str, Any] = field(default_factory=dict)
+    preemptor_uid: str = ""
+    now: float = 0.0
+
+    @property
+    def victims(self) -> list[str]:
+        """Preempted workloads, sorted ``namespace/name``."""
+        return sorted(t.info.key for t in self.targets)
+
+    @property
+    def reasons(self) -> dict[str, str]:
+        """Victim -> detailed preemption reason."""
+        return {t.info.key: t.reason for t in sorted(self.targets, key=lambda t: t.info.key)}
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable JSON object the CLI prints."""
+        return {"workload": self.workload, "clusterQueue": self.cluster_queue,
+                "result": self.result, "flavors": self.flavors, "borrowing": self.borrowing,
+                "victims": self.victims, "reasons": self.reasons, "message": self.message,
+                "mode": self.mode}
+
+    def victim_status(self) -> dict[str, dict[str, Any]]:
+        """Each victim's ``status.conditions`` as Kueue v0.7 leaves them."""
+        return {t.info.key: {"conditions": victim_conditions(
+            t.info.obj, self.preemptor_uid, t.info.cluster_queue == self.cluster_queue,
+            self.now)} for t in sorted(self.targets, key=lambda t: t.info.key)}
+
+
+def _quota_table(snap: Snapshot, names: list[str]) -> list[dict[str, Any]]:
+    rows = []
+    for name in names:
+        st = snap.cqs[name]
+        for rg in st.spec.resource_groups:
+            for fq in rg.flavors:
+                for res, q in fq.resources.items():
+                    rows.append({"clusterQueue": name, "flavor": fq.name, "resource": res,
+                                 "nominal": q.nominal, "borrowingLimit": q.borrowing_limit,
+                                 "usage": st.used(fq.name, res)})
+    return rows
+
+
+def _shares(snap: Snapshot, names: list[str]) -> dict[str, int]:
+    return {n: snap.cqs[n].dominant_resource_share()[0] for n in names}
+
+
+def _related(st: CQState) -> list[str]:
+    return sorted(m.name for m in st.cohort.members) if st.cohort else [st.name]
+
+
+def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
+    """Decide what Kueue v0.7 does with workload ``key`` (``namespace/name``)."""
+    now = time.time() if now is None else now
+    wl = inputs.workloads.get(key)
+    if wl is None:
+        raise InputError(f"workload {key} not found in the input", kind="Workload", name=key)
+    d = Decision(key, None, "pending", preemptor_uid=wl.uid, now=now)
+    if wl.has_quota_reservation:
+        d.cluster_queue = wl.admission_cq
+        d.result = "admit"
+        d.flavors = {a.name: dict(sorted(a.flavors.items())) for a in wl.assignments}
+        d.message = "the workload already holds a quota reservation"
+        return d
+    lq = inputs.local_queues.get((wl.namespace, wl.queue_name))
+    if lq is None:
+        d.message = f"LocalQueue {wl.queue_name} doesn't exist" if wl.queue_name else \
+            "the workload has no spec.queueName"
+        return d
+    d.cluster_queue = lq.cluster_queue
+    if lq.cluster_queue not in inputs.cluster_queues:
+        d.message = f"ClusterQueue {lq.cluster_queue} doesn't exist"
+        return d
+    others = [w for k, w in inputs.workloads.items() if k != key]
+    snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config)
+    if lq.cluster_queue in snap.inactive:
+        d.message = f"ClusterQueue {lq.cluster_queue} is inactive: " \
+                    f"{snap.inactive[lq.cluster_queue]}"
+        return d
+    st = snap.cqs[lq.cluster_queue]
+    info = workload_info(wl, lq.cluster_queue)
+    assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,
+                                inputs.config.fair_sharing).assign()
+    d.flavors = assignment.flavors()
+    d.borrowing = assignment.borrowing
+    d.mode = str(assignment.mode)
+    related = _related(st)
+    d.explain = {"quotas": _quota_table(snap, related), "sharesBefore": _shares(snap, related),
+                 "fairSharing": inputs.config.fair_sharing}
+    if assignment.mode == Mode.FIT:
+        d.result = "admit"
+        _explain_after(d, snap, info, assignment, related)
+        return d
+    d.message = assignment.message()
+    if assignment.mode == Mode.NO_FIT:
+        return d
+    d.targets = get_targets(info, assignment, snap, now, d.trace)
+    if not d.targets:
+        d.message += "; no preemption targets found" if d.message else "no targets found"
+        return d
+    d.result = "preempt"
+    _explain_after(d, snap, info, assignment, related)
+    return d
+
+
+def _explain_after(d: Decision, snap: Snapshot, info: WorkloadInfo, assignment: Assignment,
+                   related: list[str]) -> None:
+    """Shares once the victims are gone and the workload is admitted (then undone)."""
+    for t in d.targets:
+        snap.remove_workload(t.info)
+    admitted = WorkloadInfo(info.obj, info.cluster_queue, [
+        type(ps)(ps.name, ps.count, dict(ps.requests),
+                 {r: fa.name for r, fa in (assignment.pod_sets[i].flavors or {}).items()})
+        for i, ps in enumerate(info.total_requests)])
+    snap.add_workload(admitted)
+    d.explain["sharesAfter"] = _shares(snap, related)
+    d.explain["quotasAfter"] = _quota_table(snap, related)
+    snap.remove_workload(admitted)
+    for t in d.targets:
+        snap.add_workload(t.info)

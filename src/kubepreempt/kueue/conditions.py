@@ -1,0 +1,63 @@
+"""The status conditions Kueue v0.7.0 sets on a preempted workload.
+
+``IssuePreemptions`` sets ``Evicted`` (reason ``Preempted``, with observedGeneration) and
+``Preempted`` (reason ``InClusterQueue`` or ``InCohort``), both with the message
+``Preempted to accommodate a workload (UID: <uid>) in the ClusterQueue|cohort``.
+Conditions are merged as ``apimeta.SetStatusCondition`` does: an existing condition of
+the same type keeps its lastTransitionTime unless its status changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from kubepreempt.kueue.objects import Workload
+
+
+def rfc3339(ts: float) -> str:
+    """Seconds since the epoch -> ``2024-05-31T18:42:33Z``."""
+    return datetime.fromtimestamp(int(ts), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def preemption_message(preemptor_uid: str, same_queue: bool) -> str:
+    """v0.7's message: the origin is the ClusterQueue or the cohort."""
+    origin = "ClusterQueue" if same_queue else "cohort"
+    return f"Preempted to accommodate a workload (UID: {preemptor_uid}) in the {origin}"
+
+
+def set_condition(conditions: list[dict[str, Any]], new: dict[str, Any]) -> None:
+    """``apimeta.SetStatusCondition``."""
+    for cur in conditions:
+        if cur.get("type") == new["type"]:
+            if cur.get("status") != new["status"]:
+                cur["status"] = new["status"]
+                cur["lastTransitionTime"] = new["lastTransitionTime"]
+            cur["reason"] = new["reason"]
+            cur["message"] = new["message"]
+            if "observedGeneration" in new:
+                cur["observedGeneration"] = new["observedGeneration"]
+            else:
+                cur.pop("observedGeneration", None)
+            return
+    conditions.append(new)
+
+
+def victim_conditions(victim: Workload, preemptor_uid: str, same_queue: bool,
+                      now: float) -> list[dict[str, Any]]:
+    """The victim's ``status.conditions`` after Kueue marks it preempted."""
+    conds: list[dict[str, Any]] = [dict(c) for c in victim.raw_conditions
+                                   if isinstance(c, Mapping)]
+    message = preemption_message(preemptor_uid, same_queue)
+    when = rfc3339(now)
+    evicted: dict[str, Any] = {"type": "Evicted", "status": "True", "lastTransitionTime": when,
+                               "reason": "Preempted", "message": message,
+                               "observedGeneration": victim.generation or 0}
+    if victim.generation is None:
+        evicted.pop("observedGeneration")  # omitempty: Go's zero value is not printed
+    set_condition(conds, evicted)
+    set_condition(conds, {"type": "Preempted", "status": "True", "lastTransitionTime": when,
+                          "reason": "InClusterQueue" if same_queue else "InCohort",
+                          "message": message})
+    return conds

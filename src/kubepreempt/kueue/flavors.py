@@ -1,0 +1,285 @@
+"""Flavor assignment as Kueue v0.7.0's ``flavorassigner`` does it.
+
+For each pod set and resource group, flavors are tried in ClusterQueue order; a flavor is
+skipped when its taints are not tolerated or its node labels do not match the pod set's
+node selector / required node affinity (restricted to the label keys the group's flavors
+use). Each candidate gets a mode per resource (Fit, Preempt, NoFit); flavorFungibility
+decides whether to stop at a flavor or try the next one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from kubepreempt.api.objects import Taint
+from kubepreempt.api.quantity import format_amount
+from kubepreempt.api.selectors import NodeSelectorTerm
+from kubepreempt.kueue.objects import (
+    BORROW,
+    NEVER,
+    PREEMPT,
+    PodSet,
+    ResourceFlavor,
+    ResourceGroup,
+    ResourceQuota,
+)
+from kubepreempt.kueue.quota import CQState, PodSetResources, Usage, WorkloadInfo
+
+
+class Mode(IntEnum):
+    """Flavor assignment modes, ordered from least to most preferred."""
+
+    NO_FIT = 0
+    PREEMPT = 1
+    FIT = 2
+
+    def __str__(self) -> str:
+        return {0: "NoFit", 1: "Preempt", 2: "Fit"}[self.value]
+
+
+@dataclass(slots=True)
+class FlavorAssignment:
+    """The flavor chosen for one resource of a pod set, with its mode."""
+
+    name: str
+    mode: Mode
+    borrow: bool = False
+
+
+@dataclass(slots=True)
+class PodSetAssignment:
+    """Flavors per resource for one pod set, and why flavors could not fit right away."""
+
+    name: str
+    flavors: dict[str, FlavorAssignment] | None
+    reasons: list[str] = field(default_factory=list)
+    requests: dict[str, int] = field(default_factory=dict)
+    count: int = 0
+    fits: bool = True  # False when any reason was recorded (upstream: Status != nil)
+
+    @property
+    def mode(self) -> Mode:
+        """Worst mode among the assigned flavors (NoFit when nothing was assigned)."""
+        if self.fits:
+            return Mode.FIT
+        if not self.flavors:
+            return Mode.NO_FIT
+        return min(f.mode for f in self.flavors.values())
+
+
+@dataclass(slots=True)
+class Assignment:
+    """The flavors of every pod set; ``mode`` is the worst mode among them."""
+
+    pod_sets: list[PodSetAssignment] = field(default_factory=list)
+    borrowing: bool = False
+
+    @property
+    def mode(self) -> Mode:
+        """Representative mode (upstream ``RepresentativeMode``)."""
+        if not self.pod_sets:
+            return Mode.NO_FIT
+        return min(ps.mode for ps in self.pod_sets)
+
+    def message(self) -> str:
+        """Why the workload does not fit, as Kueue words it."""
+        parts = [f"couldn't assign flavors to pod set {ps.name}: {', '.join(sorted(ps.reasons))}"
+                 for ps in self.pod_sets if not ps.fits]
+        return "; ".join(parts)
+
+    def flavors(self) -> dict[str, dict[str, str]]:
+        """``{podSet: {resource: flavor}}``."""
+        return {ps.name: {r: f.name for r, f in sorted((ps.flavors or {}).items())}
+                for ps in self.pod_sets}
+
+    def total_requests_for(self, info: WorkloadInfo) -> Usage:
+        """The workload's requests per assigned flavor and resource."""
+        out: Usage = {}
+        for i, ps in enumerate(info.total_requests):
+            flavors = self.pod_sets[i].flavors or {} if i < len(self.pod_sets) else {}
+            for res, q in ps.requests.items():
+                fa = flavors.get(res)
+                if fa is None:
+                    continue
+                out.setdefault(fa.name, {})
+                out[fa.name][res] = out[fa.name].get(res, 0) + q
+        return out
+
+
+def _untolerated(taints: tuple[Taint, ...], ps: PodSet) -> Taint | None:
+    for t in taints:
+        if t.effect not in ("NoSchedule", "NoExecute"):
+            continue  # upstream filters on these two effects only
+        if not any(tol.tolerates(t) for tol in ps.tolerations):
+            return t
+    return None
+
+
+def _label_keys(rg: ResourceGroup, flavors: dict[str, ResourceFlavor]) -> set[str]:
+    keys: set[str] = set()
+    for fq in rg.flavors:
+        f = flavors.get(fq.name)
+        if f is not None:
+            keys.update(f.node_labels)
+    return keys
+
+
+def _selector_matches(ps: PodSet, keys: set[str], labels: dict[str, str]) -> bool:
+    """``flavorSelector``: node selector and required affinity cut down to ``keys``."""
+    for k, v in ps.node_selector.items():
+        if k in keys and labels.get(k) != v:
+            return False
+    if ps.node_terms is None:
+        return True
+    terms = []
+    for t in ps.node_terms:
+        exprs = tuple(e for e in t.match_expressions if e.key in keys)
+        if not exprs:
+            # An emptied term matches every flavor; terms are ORed, so drop affinity.
+            return True
+        terms.append(NodeSelectorTerm(exprs))
+    return any(t.matches(labels, "") for t in terms)
+
+
+def _taint_text(t: Taint) -> str:
+    return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+
+
+class FlavorAssigner:
+    """Assigns flavors to a pending workload in one ClusterQueue."""
+
+    def __init__(self, info: WorkloadInfo, pod_sets: tuple[PodSet, ...], cq: CQState,
+                 flavors: dict[str, ResourceFlavor], fair_sharing: bool) -> None:
+        self.info = info
+        self.pod_sets = pod_sets
+        self.cq = cq
+        self.flavors = flavors
+        self.fair_sharing = fair_sharing
+
+    def assign(self) -> Assignment:
+        """Assign flavors to every pod set (stops at the first pod set that cannot)."""
+        out = Assignment()
+        usage: Usage = {}
+        for i, ps_res in enumerate(self.info.total_requests):
+            if self.cq.spec.group_for("pods") is not None:
+                # Mutates the workload's requests as upstream does, so preemption sees pods.
+                ps_res.requests["pods"] = ps_res.count
+            psa = PodSetAssignment(ps_res.name, {}, requests=dict(ps_res.requests),
+                                   count=ps_res.count)
+            for res in sorted(ps_res.requests):
+                if psa.flavors is not None and res in psa.flavors:
+                    continue  # assigned together with its resource group
+                flavors, reasons, fits = self._find(i, ps_res, res, usage)
+                if not flavors:
+                    psa.flavors = None
+                    psa.reasons.extend(reasons)
+                    psa.fits = False
+                    break
+                assert psa.flavors is not None
+                psa.flavors.update(flavors)
+                if not fits:
+                    psa.fits = False
+                    psa.reasons.extend(reasons)
+            out.pod_sets.append(psa)
+            for res, fa in (psa.flavors or {}).items():
+                out.borrowing = out.borrowing or fa.borrow
+                usage.setdefault(fa.name, {})
+                usage[fa.name][res] = usage[fa.name].get(res, 0) + ps_res.requests[res]
+            if ps_res.requests and not psa.flavors:
+                break
+        return out
+
+    def _find(self, i: int, ps_res: PodSetResources, res: str,
+              usage: Usage) -> tuple[dict[str, FlavorAssignment], list[str], bool]:
+        """``findFlavorForPodSetResource``: (assignments, reasons, fits)."""
+        cq = self.cq.spec
+        rg = cq.group_for(res)
+        if rg is None:
+            return {}, [f"resource {res} unavailable in ClusterQueue"], False
+        reasons: list[str] = []
+        requests = {r: v for r, v in ps_res.requests.items() if r in rg.covered}
+        ps = self.pod_sets[i]
+        keys = _label_keys(rg, self.flavors)
+        best: dict[str, FlavorAssignment] = {}
+        best_mode = Mode.NO_FIT
+        for fq in rg.flavors:
+            flavor = self.flavors.get(fq.name)
+            if flavor is None:
+                reasons.append(f"flavor {fq.name} not found")
+                continue
+            taint = _untolerated(flavor.node_taints, ps)
+            if taint is not None:
+                reasons.append(f"untolerated taint {_taint_text(taint)} in flavor {fq.name}")
+                continue
+            if not _selector_matches(ps, keys, flavor.node_labels):
+                reasons.append(f"flavor {fq.name} doesn't match node affinity")
+                continue
+            needs_borrowing = False
+            assignments: dict[str, FlavorAssignment] = {}
+            mode = Mode.FIT
+            for r in sorted(requests):
+                val = requests[r] + usage.get(fq.name, {}).get(r, 0)
+                m, borrow, why = self._fits_quota(fq.name, r, val, fq.resources[r])
+                reasons.extend(why)
+                mode = min(mode, m)
+                needs_borrowing = needs_borrowing or borrow
+                if mode == Mode.NO_FIT:
+                    break
+                assignments[r] = FlavorAssignment(fq.name, m, borrow)
+            # FlavorFungibility (beta, on by default in v0.7).
+            if not self._try_next(mode, needs_borrowing):
+                best, best_mode = assignments, mode
+                break
+            if mode > best_mode:
+                best, best_mode = assignments, mode
+        if best_mode == Mode.FIT:
+            return best, [], True
+        return best, reasons, False
+
+    def _try_next(self, mode: Mode, needs_borrowing: bool) -> bool:
+        """``shouldTryNextFlavor``."""
+        cq = self.cq.spec
+        if mode == Mode.PREEMPT and cq.when_can_preempt == PREEMPT and (
+                not needs_borrowing or cq.when_can_borrow == BORROW):
+            return False
+        if mode == Mode.FIT and needs_borrowing and cq.when_can_borrow == BORROW:
+            return False
+        return not (mode == Mode.FIT and not needs_borrowing)
+
+    def can_preempt_while_borrowing(self) -> bool:
+        """borrowWithinCohort is enabled, or fair sharing with reclaimWithinCohort."""
+        p = self.cq.spec.preemption
+        return p.borrow_within_cohort != NEVER or (
+            self.fair_sharing and p.reclaim_within_cohort != NEVER)
+
+    def _fits_quota(self, flavor: str, res: str, val: int,
+                    q: ResourceQuota) -> tuple[Mode, bool, list[str]]:
+        """``fitsResourceQuota``: mode, whether it borrows, and reasons."""
+        st = self.cq
+        used = st.used(flavor, res)
+        mode = Mode.PREEMPT if val <= q.nominal else Mode.NO_FIT
+        borrow = False
+        cohort_available = q.nominal if st.cohort is None else st.requestable_cohort_quota(
+            flavor, res)
+        if self.can_preempt_while_borrowing() and (
+                (q.borrowing_limit is None or val <= q.nominal + q.borrowing_limit)
+                and val <= cohort_available):
+            mode = Mode.PREEMPT
+            borrow = val > q.nominal
+        if q.borrowing_limit is not None and used + val > q.nominal + q.borrowing_limit:
+            return mode, borrow, [f"borrowing limit for {res} in flavor {flavor} exceeded"]
+        cohort_used = used if st.cohort is None else st.used_cohort_quota(flavor, res)
+        lack = cohort_used + val - cohort_available
+        if lack <= 0:
+            return Mode.FIT, used + val > q.nominal, []
+        amount = format_amount(res, lack)
+        msg = (f"insufficient unused quota in cohort for {res} in flavor {flavor}, "
+               f"{amount} more needed")
+        if st.cohort is None:
+            if mode == Mode.NO_FIT:
+                msg = f"insufficient quota for {res} in flavor {flavor} in ClusterQueue"
+            else:
+                msg = (f"insufficient unused quota for {res} in flavor {flavor}, "
+                       f"{amount} more needed")
+        return mode, borrow, [msg]

@@ -1,0 +1,567 @@
+"""Kueue objects (``kueue.x-k8s.io/v1beta1``) parsed from what ``kubectl get -o yaml`` prints.
+
+Each ``parse_*`` function takes one :class:`RawObject` and returns a typed, validated
+object, or raises :class:`InputError` naming the file, kind and object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.objects import Taint, Toleration, parse_time, resource_list
+from kubepreempt.api.quantity import QuantityError, canonical
+from kubepreempt.api.resources import Container, pod_requests
+from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.manifests import RawObject
+
+# Preemption policies (ClusterQueuePreemption).
+NEVER = "Never"
+LOWER_PRIORITY = "LowerPriority"
+LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+ANY = "Any"
+_WITHIN_CQ = {NEVER, LOWER_PRIORITY, LOWER_OR_NEWER_EQUAL_PRIORITY}
+_RECLAIM = {NEVER, LOWER_PRIORITY, ANY}
+_BORROW_WITHIN = {NEVER, LOWER_PRIORITY}
+# FlavorFungibility policies.
+BORROW = "Borrow"
+PREEMPT = "Preempt"
+TRY_NEXT_FLAVOR = "TryNextFlavor"
+# Fair sharing preemption strategies (config.kueue.x-k8s.io/v1beta1).
+LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = "LessThanOrEqualToFinalShare"
+LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
+DEFAULT_STRATEGIES = (LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE)
+DEFAULT_POD_SET = "main"
+_EFFECTS = {"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
+T = TypeVar("T")
+
+
+def _map(raw: Any, what: str) -> Mapping[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
+    return raw
+
+
+def _list(raw: Any, what: str) -> list[Any]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ValueError(f"{what} must be a list, got {type(raw).__name__}")
+    return raw
+
+
+def _int(raw: Any, what: str) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise ValueError(f"{what} {raw!r} is not an integer")
+    return raw
+
+
+def _choice(raw: Any, allowed: set[str], default: str, what: str) -> str:
+    if raw is None or raw == "":
+        return default
+    if raw not in allowed:
+        raise ValueError(f"{what} {raw!r} is not one of {sorted(allowed)}")
+    return str(raw)
+
+
+def _amount(resource: str, raw: Any, what: str) -> int:
+    try:
+        amount = canonical(resource, raw)
+    except QuantityError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    if amount < 0:
+        raise ValueError(f"{what}: negative quantity {raw!r}")
+    return amount
+
+
+def _guard(obj: RawObject, kind: str, build: Callable[[], T]) -> T:
+    """Run ``build`` and turn any validation error into an InputError naming ``obj``."""
+    name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+    if not obj.name:
+        raise InputError("object has no metadata.name", obj.source, kind)
+    try:
+        return build()
+    except InputError as exc:
+        raise exc.located(obj.source, kind, name) from None
+    except (ValueError, TypeError, KeyError, SelectorError) as exc:
+        raise InputError(str(exc), obj.source, kind, name) from None
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceFlavor:
+    """A ResourceFlavor: the node labels and taints that identify a kind of node."""
+
+    name: str
+    node_labels: dict[str, str] = field(default_factory=dict)
+    node_taints: tuple[Taint, ...] = ()
+
+
+def parse_resource_flavor(obj: RawObject) -> ResourceFlavor:
+    """Parse a ResourceFlavor."""
+
+    def build() -> ResourceFlavor:
+        spec = _map(obj.body.get("spec"), "spec")
+        labels = {str(k): str(v) for k, v in _map(spec.get("nodeLabels"), "nodeLabels").items()}
+        taints = []
+        for t in _list(spec.get("nodeTaints"), "spec.nodeTaints"):
+            t = _map(t, "taint")
+            if not t.get("key"):
+                raise ValueError("spec.nodeTaints: taint without a key")
+            effect = _choice(t.get("effect"), _EFFECTS, "", "taint effect")
+            if not effect:
+                raise ValueError("spec.nodeTaints: taint without an effect")
+            taints.append(Taint(str(t["key"]), str(t.get("value") or ""), effect))
+        return ResourceFlavor(obj.name, labels, tuple(taints))
+
+    return _guard(obj, "ResourceFlavor", build)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceQuota:
+    """Quota of one resource in one flavor of a ClusterQueue (canonical units)."""
+
+    nominal: int
+    borrowing_limit: int | None = None
+    lending_limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FlavorQuotas:
+    """One flavor of a resource group and its per-resource quotas, in spec order."""
+
+    name: str
+    resources: dict[str, ResourceQuota]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceGroup:
+    """Resources that share one ordered list of flavors."""
+
+    covered: tuple[str, ...]
+    flavors: tuple[FlavorQuotas, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Preemption:
+    """``spec.preemption`` with Kueue's defaults (everything Never)."""
+
+    within_cluster_queue: str = NEVER
+    reclaim_within_cohort: str = NEVER
+    borrow_within_cohort: str = NEVER
+    max_priority_threshold: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterQueue:
+    """A ClusterQueue with quotas in canonical units."""
+
+    name: str
+    cohort: str = ""
+    resource_groups: tuple[ResourceGroup, ...] = ()
+    preemption: Preemption = field(default_factory=Preemption)
+    when_can_borrow: str = BORROW
+    when_can_preempt: str = TRY_NEXT_FLAVOR
+    queueing_strategy: str = "BestEffortFIFO"
+    fair_weight_milli: int = 1000
+    stopped: bool = False
+    source: Source = field(default_factory=Source)
+
+    def group_for(self, resource: str) -> ResourceGroup | None:
+        """The resource group covering ``resource`` (None when not covered)."""
+        for rg in self.resource_groups:
+            if resource in rg.covered:
+                return rg
+        return None
+
+    def quota(self, flavor: str, resource: str) -> ResourceQuota | None:
+        """The quota of ``resource`` in ``flavor`` (None when not defined)."""
+        for rg in self.resource_groups:
+            for fq in rg.flavors:
+                if fq.name == flavor:
+                    return fq.resources.get(resource)
+        return None
+
+    def flavor_names(self) -> list[str]:
+        """All flavors of all resource groups, in spec order."""
+        return [fq.name for rg in self.resource_groups for fq in rg.flavors]
+
+
+def _resource_groups(raw: Any) -> tuple[ResourceGroup, ...]:
+    groups = []
+    seen_resources: set[str] = set()
+    seen_flavors: set[str] = set()
+    for i, rg in enumerate(_list(raw, "spec.resourceGroups")):
+        rg = _map(rg, f"spec.resourceGroups[{i}]")
+        covered = tuple(str(r) for r in _list(rg.get("coveredResources"),
+                                              f"spec.resourceGroups[{i}].coveredResources"))
+        if not covered:
+            raise ValueError(f"spec.resourceGroups[{i}] has no coveredResources")
+        for r in covered:
+            if r in seen_resources:
+                raise ValueError(f"resource {r} is covered by more than one resource group")
+            seen_resources.add(r)
+        flavors = []
+        for j, fq in enumerate(_list(rg.get("flavors"), f"spec.resourceGroups[{i}].flavors")):
+            where = f"spec.resourceGroups[{i}].flavors[{j}]"
+            fq = _map(fq, where)
+            fname = fq.get("name")
+            if not fname:
+                raise ValueError(f"{where} has no name")
+            fname = str(fname)
+            if fname in seen_flavors:
+                raise ValueError(f"flavor {fname} appears in more than one place")
+            seen_flavors.add(fname)
+            quotas: dict[str, ResourceQuota] = {}
+            for r in _list(fq.get("resources"), f"{where}.resources"):
+                r = _map(r, f"{where}.resources[]")
+                rname = str(r.get("name") or "")
+                if rname not in covered:
+                    raise ValueError(f"{where}: resource {rname!r} is not in coveredResources")
+                if "nominalQuota" not in r:
+                    raise ValueError(f"{where}: resource {rname} has no nominalQuota")
+                w = f"{where}.{rname}"
+                nominal = _amount(rname, r["nominalQuota"], f"{w}.nominalQuota")
+                borrow = r.get("borrowingLimit")
+                lend = r.get("lendingLimit")
+                quotas[rname] = ResourceQuota(
+                    nominal,
+                    None if borrow is None else _amount(rname, borrow, f"{w}.borrowingLimit"),
+                    None if lend is None else _amount(rname, lend, f"{w}.lendingLimit"))
+            if list(quotas) != list(covered):
+                raise ValueError(f"{where}: resources must list the coveredResources "
+                                 f"{list(covered)} in order, got {list(quotas)}")
+            flavors.append(FlavorQuotas(fname, quotas))
+        groups.append(ResourceGroup(covered, tuple(flavors)))
+    return tuple(groups)
+
+
+def parse_cluster_queue(obj: RawObject) -> ClusterQueue:
+    """Parse a ClusterQueue."""
+
+    def build() -> ClusterQueue:
+        spec = _map(obj.body.get("spec"), "spec")
+        pre = _map(spec.get("preemption"), "spec.preemption")
+        bwc = _map(pre.get("borrowWithinCohort"), "spec.preemption.borrowWithinCohort")
+        threshold = bwc.get("maxPriorityThreshold")
+        preemption = Preemption(
+            _choice(pre.get("withinClusterQueue"), _WITHIN_CQ, NEVER, "withinClusterQueue"),
+            _choice(pre.get("reclaimWithinCohort"), _RECLAIM, NEVER, "reclaimWithinCohort"),
+            _choice(bwc.get("policy"), _BORROW_WITHIN, NEVER, "borrowWithinCohort.policy"),
+            None if threshold is None else _int(threshold, "maxPriorityThreshold"))
+        if preemption.borrow_within_cohort != NEVER and preemption.reclaim_within_cohort == NEVER:
+            raise ValueError("borrowWithinCohort requires reclaimWithinCohort other than Never")
+        fung = _map(spec.get("flavorFungibility"), "spec.flavorFungibility")
+        fs = _map(spec.get("fairSharing"), "spec.fairSharing")
+        weight = 1000
+        if fs.get("weight") is not None:
+            try:
+                weight = canonical("cpu", fs["weight"])  # MilliValue, as upstream
+            except QuantityError as exc:
+                raise ValueError(f"spec.fairSharing.weight: {exc}") from None
+            if weight < 0:
+                raise ValueError("spec.fairSharing.weight must not be negative")
+        stop = spec.get("stopPolicy") or "None"
+        return ClusterQueue(
+            name=obj.name,
+            cohort=str(spec.get("cohort") or ""),
+            resource_groups=_resource_groups(spec.get("resourceGroups")),
+            preemption=preemption,
+            when_can_borrow=_choice(fung.get("whenCanBorrow"), {BORROW, TRY_NEXT_FLAVOR},
+                                    BORROW, "whenCanBorrow"),
+            when_can_preempt=_choice(fung.get("whenCanPreempt"), {PREEMPT, TRY_NEXT_FLAVOR},
+                                     TRY_NEXT_FLAVOR, "whenCanPreempt"),
+            queueing_strategy=_choice(spec.get("queueingStrategy"),
+                                      {"BestEffortFIFO", "StrictFIFO"}, "BestEffortFIFO",
+                                      "queueingStrategy"),
+            fair_weight_milli=weight,
+            stopped=stop != "None",
+            source=obj.source,
+        )
+
+    return _guard(obj, "ClusterQueue", build)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalQueue:
+    """A LocalQueue: a namespaced name pointing at a ClusterQueue."""
+
+    namespace: str
+    name: str
+    cluster_queue: str
+
+
+def parse_local_queue(obj: RawObject) -> LocalQueue:
+    """Parse a LocalQueue."""
+
+    def build() -> LocalQueue:
+        spec = _map(obj.body.get("spec"), "spec")
+        cq = spec.get("clusterQueue")
+        if not cq:
+            raise ValueError("spec.clusterQueue is required")
+        return LocalQueue(obj.namespace or "default", obj.name, str(cq))
+
+    return _guard(obj, "LocalQueue", build)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadPriorityClass:
+    """A WorkloadPriorityClass (cluster scoped)."""
+
+    name: str
+    value: int
+
+
+def parse_workload_priority_class(obj: RawObject) -> WorkloadPriorityClass:
+    """Parse a WorkloadPriorityClass."""
+    return _guard(obj, "WorkloadPriorityClass", lambda: WorkloadPriorityClass(
+        obj.name, _int(obj.body.get("value"), "value")))
+
+
+@dataclass(frozen=True, slots=True)
+class KueueConfig:
+    """The parts of ``config.kueue.x-k8s.io/v1beta1`` Configuration the decisions use."""
+
+    fair_sharing: bool = False
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+    lending_limit: bool = False  # the LendingLimit feature gate (alpha, off, in v0.7)
+
+
+def parse_configuration(obj: RawObject) -> KueueConfig:
+    """Parse a Configuration document (fairSharing and featureGates.LendingLimit)."""
+
+    def build() -> KueueConfig:
+        fs = _map(obj.body.get("fairSharing"), "fairSharing")
+        raw = _list(fs.get("preemptionStrategies"), "fairSharing.preemptionStrategies")
+        allowed = {LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE}
+        strategies = tuple(_choice(s, allowed, "", "preemption strategy") for s in raw)
+        # v0.7 validation: the list is [S2-a], [S2-b] or [S2-a, S2-b].
+        if strategies and strategies not in ((LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,),
+                                             (LESS_THAN_INITIAL_SHARE,), DEFAULT_STRATEGIES):
+            raise ValueError(f"fairSharing.preemptionStrategies {list(strategies)} is not "
+                             "supported; use [LessThanOrEqualToFinalShare], "
+                             "[LessThanInitialShare] or both in that order")
+        gates = _map(obj.body.get("featureGates"), "featureGates")
+        return KueueConfig(bool(fs.get("enable")), strategies or DEFAULT_STRATEGIES,
+                           bool(gates.get("LendingLimit", False)))
+
+    if not obj.name:  # a Configuration has no metadata.name; don't require one
+        obj = RawObject(obj.kind, {**obj.body, "metadata": {"name": "config"}}, obj.source)
+    return _guard(obj, "Configuration", build)
+
+
+@dataclass(frozen=True, slots=True)
+class PodSet:
+    """A podSet: ``count`` pods of one template, with per-pod requests."""
+
+    name: str
+    count: int
+    requests: dict[str, int]  # per pod, canonical units
+    node_selector: dict[str, str] = field(default_factory=dict)
+    node_terms: tuple[NodeSelectorTerm, ...] | None = None  # required node affinity terms
+    tolerations: tuple[Toleration, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PodSetAssignment:
+    """One ``status.admission.podSetAssignments`` entry."""
+
+    name: str
+    flavors: dict[str, str]
+    resource_usage: dict[str, int] | None
+    count: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A status condition (type, status, reason, time)."""
+
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+    time: float | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Workload:
+    """A Workload: its queue, priority, pod sets and (when admitted) its admission."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+    queue_name: str = ""
+    priority: int = 0
+    priority_class_name: str = ""
+    creation: float | None = None
+    pod_sets: tuple[PodSet, ...] = ()
+    admission_cq: str = ""
+    assignments: tuple[PodSetAssignment, ...] = ()
+    conditions: tuple[Condition, ...] = ()
+    reclaimable: dict[str, int] = field(default_factory=dict)
+    generation: int | None = None
+    source: Source = field(default_factory=Source)
+    raw_conditions: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    def condition(self, ctype: str) -> Condition | None:
+        """The condition of type ``ctype`` (None when absent)."""
+        for c in self.conditions:
+            if c.type == ctype:
+                return c
+        return None
+
+    def is_true(self, ctype: str) -> bool:
+        """True when condition ``ctype`` is present with status True."""
+        c = self.condition(ctype)
+        return c is not None and c.status == "True"
+
+    @property
+    def has_quota_reservation(self) -> bool:
+        """True when the workload holds quota: admission set and QuotaReserved not False.
+
+        Kueue requires QuotaReserved=True; a hand-written admission without conditions is
+        accepted as reserved too, so small examples stay short.
+        """
+        if not self.admission_cq or self.is_true("Finished"):
+            return False
+        c = self.condition("QuotaReserved")
+        return c is None or c.status == "True"
+
+
+def _containers(raw: Any, what: str, init: bool) -> list[Container]:
+    out = []
+    for i, c in enumerate(_list(raw, what)):
+        c = _map(c, f"{what}[{i}]")
+        res = _map(c.get("resources"), f"{what}[{i}].resources")
+        requests = resource_list(res.get("requests"), f"{what}[{i}].resources.requests")
+        limits = resource_list(res.get("limits"), f"{what}[{i}].resources.limits")
+        for key, amount in limits.items():  # Kueue uses limits as missing requests
+            requests.setdefault(key, amount)
+        out.append(Container(str(c.get("name") or i), requests, limits,
+                             restartable=init and c.get("restartPolicy") == "Always"))
+    return out
+
+
+def _pod_set(raw: Any, i: int) -> PodSet:
+    where = f"spec.podSets[{i}]"
+    raw = _map(raw, where)
+    name = str(raw.get("name") or DEFAULT_POD_SET)
+    count = _int(raw.get("count", 1), f"{where}.count")
+    if count < 0:
+        raise ValueError(f"{where}.count must not be negative")
+    tmpl = _map(raw.get("template"), f"{where}.template")
+    spec = _map(tmpl.get("spec"), f"{where}.template.spec")
+    containers = _containers(spec.get("containers"), f"{where}.template.spec.containers", False)
+    inits = _containers(spec.get("initContainers"), f"{where}.template.spec.initContainers",
+                        True)
+    overhead = resource_list(spec.get("overhead"), f"{where}.template.spec.overhead")
+    requests = pod_requests(containers, inits, overhead)
+    selector = {str(k): str(v) for k, v in _map(spec.get("nodeSelector"),
+                                                 "nodeSelector").items()}
+    affinity = _map(spec.get("affinity"), "affinity")
+    node_aff = _map(affinity.get("nodeAffinity"), "nodeAffinity")
+    required = node_aff.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = None
+    if required is not None:
+        raw_terms = _list(_map(required, "required node affinity").get("nodeSelectorTerms"),
+                          "nodeSelectorTerms")
+        terms = tuple(NodeSelectorTerm.parse(t) for t in raw_terms)
+    tolerations = []
+    for t in _list(spec.get("tolerations"), "tolerations"):
+        t = _map(t, "toleration")
+        op = _choice(t.get("operator"), {"Equal", "Exists"}, "Equal", "toleration operator")
+        effect = _choice(t.get("effect"), _EFFECTS, "", "toleration effect")
+        tolerations.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""),
+                                      effect))
+    return PodSet(name, count, requests, selector, terms, tuple(tolerations))
+
+
+def _conditions(raw: Any) -> tuple[Condition, ...]:
+    out = []
+    for c in _list(raw, "status.conditions"):
+        c = _map(c, "condition")
+        out.append(Condition(str(c.get("type") or ""), str(c.get("status") or ""),
+                             str(c.get("reason") or ""), str(c.get("message") or ""),
+                             parse_time(c.get("lastTransitionTime"))))
+    return tuple(out)
+
+
+def _admission(raw: Any) -> tuple[str, tuple[PodSetAssignment, ...]]:
+    adm = _map(raw, "status.admission")
+    if not adm:
+        return "", ()
+    cq = adm.get("clusterQueue")
+    if not cq:
+        raise ValueError("status.admission.clusterQueue is required")
+    out = []
+    for i, psa in enumerate(_list(adm.get("podSetAssignments"),
+                                  "status.admission.podSetAssignments")):
+        psa = _map(psa, f"podSetAssignments[{i}]")
+        flavors = {str(k): str(v) for k, v in _map(psa.get("flavors"), "flavors").items()}
+        usage = psa.get("resourceUsage")
+        count = psa.get("count")
+        out.append(PodSetAssignment(
+            str(psa.get("name") or DEFAULT_POD_SET), flavors,
+            None if usage is None else resource_list(usage, f"podSetAssignments[{i}]"
+                                                     ".resourceUsage"),
+            None if count is None else _int(count, f"podSetAssignments[{i}].count")))
+    return str(cq), tuple(out)
+
+
+def parse_workload(obj: RawObject, resolve_priority: Callable[[str, str], int]) -> Workload:
+    """Parse a Workload; ``resolve_priority(class_name, source)`` resolves priorityClassName."""
+
+    def build() -> Workload:
+        meta = _map(obj.body.get("metadata"), "metadata")
+        spec = _map(obj.body.get("spec"), "spec")
+        status = _map(obj.body.get("status"), "status")
+        pod_sets = tuple(_pod_set(ps, i) for i, ps in enumerate(_list(spec.get("podSets"),
+                                                                       "spec.podSets")))
+        if not pod_sets:
+            raise ValueError("spec.podSets must have at least one pod set")
+        names = [ps.name for ps in pod_sets]
+        if len(set(names)) != len(names):
+            raise ValueError(f"spec.podSets has duplicate names {names}")
+        class_name = str(spec.get("priorityClassName") or "")
+        if spec.get("priority") is not None:
+            priority = _int(spec["priority"], "spec.priority")
+        elif class_name:
+            priority = resolve_priority(class_name, str(spec.get("priorityClassSource") or ""))
+        else:
+            priority = 0
+        cq, assignments = _admission(status.get("admission"))
+        reclaimable = {}
+        for r in _list(status.get("reclaimablePods"), "status.reclaimablePods"):
+            r = _map(r, "reclaimablePods[]")
+            reclaimable[str(r.get("name"))] = _int(r.get("count", 0), "reclaimablePods.count")
+        gen = meta.get("generation")
+        return Workload(
+            namespace=obj.namespace or "default",
+            name=obj.name,
+            uid=str(meta.get("uid") or ""),
+            queue_name=str(spec.get("queueName") or ""),
+            priority=priority,
+            priority_class_name=class_name,
+            creation=parse_time(meta.get("creationTimestamp")),
+            pod_sets=pod_sets,
+            admission_cq=cq,
+            assignments=assignments,
+            conditions=_conditions(status.get("conditions")),
+            reclaimable=reclaimable,
+            generation=gen if isinstance(gen, int) and not isinstance(gen, bool) else None,
+            source=obj.source,
+            raw_conditions=tuple(c for c in _list(status.get("conditions"), "conditions")
+                                 if isinstance(c, Mapping)),
+        )
+
+    return _guard(obj, "Workload", build)
+

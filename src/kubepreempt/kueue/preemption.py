@@ -1,0 +1,449 @@
+"""Workload preemption as Kueue v0.7.0's ``pkg/scheduler/preemption`` decides it.
+
+:func:`get_targets` finds candidates (own queue by ``withinClusterQueue``; borrowing queues
+of the cohort by ``reclaimWithinCohort``), orders them, then runs either the classic
+heuristics (:func:`minimal_preemptions`, tried in the documented order) or fair sharing
+(:func:`fair_preemptions`). Both end by re-admitting targets in reverse while the
+preemptor still fits. Every step is recorded in a :class:`Trace` for ``--explain``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kubepreempt.kueue.flavors import Assignment, Mode
+from kubepreempt.kueue.objects import (
+    ANY,
+    DEFAULT_STRATEGIES,
+    LESS_THAN_INITIAL_SHARE,
+    LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
+    LOWER_OR_NEWER_EQUAL_PRIORITY,
+    NEVER,
+)
+from kubepreempt.kueue.quota import CQState, Snapshot, Usage, WorkloadInfo
+
+IN_CLUSTER_QUEUE = "InClusterQueue"
+IN_COHORT_RECLAMATION = "InCohortReclamation"
+IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+
+ResPerFlavor = dict[str, set[str]]
+
+
+@dataclass(slots=True)
+class Target:
+    """A workload to evict and the reason, as Kueue's detailed preemption reasons name it."""
+
+    info: WorkloadInfo
+    reason: str
+
+
+@dataclass(slots=True)
+class Trace:
+    """Why each workload was or was not taken, in the order things happened."""
+
+    lines: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # workload -> why not a candidate
+
+    def note(self, text: str) -> None:
+        """Record one step."""
+        self.lines.append(text)
+
+
+def resources_requiring_preemption(assignment: Assignment) -> ResPerFlavor:
+    """Flavor -> resources whose assignment mode is Preempt."""
+    out: ResPerFlavor = {}
+    for ps in assignment.pod_sets:
+        for res, fa in (ps.flavors or {}).items():
+            if fa.mode == Mode.PREEMPT:
+                out.setdefault(fa.name, set()).add(res)
+    return out
+
+
+def cq_is_borrowing(st: CQState, res_per_flv: ResPerFlavor) -> bool:
+    """True when ``st`` uses more than nominal of a resource needing preemption."""
+    if st.cohort is None:
+        return False
+    for rg in st.spec.resource_groups:
+        for fq in rg.flavors:
+            for res in res_per_flv.get(fq.name, ()):
+                q = fq.resources.get(res)
+                if q is not None and st.used(fq.name, res) > q.nominal:
+                    return True
+    return False
+
+
+def workload_uses_resources(info: WorkloadInfo, res_per_flv: ResPerFlavor) -> bool:
+    """True when the workload holds any (flavor, resource) that needs preemption."""
+    for ps in info.total_requests:
+        for res, flv in ps.flavors.items():
+            if res in res_per_flv.get(flv, ()):
+                return True
+    return False
+
+
+def queue_order_time(info: WorkloadInfo) -> float:
+    """``GetQueueOrderTimestamp``: eviction time when requeued by PodsReady timeout or an
+    admission check, else the creation timestamp."""
+    ev = info.obj.condition("Evicted")
+    if ev is not None and ev.status == "True" and ev.reason in (
+            "PodsReadyTimeout", "AdmissionCheck") and ev.time is not None:
+        return ev.time
+    return info.obj.creation if info.obj.creation is not None else 0.0
+
+
+def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
+                    trace: Trace) -> list[WorkloadInfo]:
+    """Admitted workloads the policies allow to preempt (``findCandidates``)."""
+    out: list[WorkloadInfo] = []
+    prio = wl.obj.priority
+    pol = st.spec.preemption
+    if pol.within_cluster_queue != NEVER:
+        same_prio = pol.within_cluster_queue == LOWER_OR_NEWER_EQUAL_PRIORITY
+        ts = queue_order_time(wl)
+        for cand in sorted(st.workloads.values(), key=lambda w: w.key):
+            cp = cand.obj.priority
+            if cp > prio:
+                trace.skipped[cand.key] = f"priority {cp} > {prio}"
+                continue
+            if cp == prio and not (same_prio and ts < queue_order_time(cand)):
+                trace.skipped[cand.key] = f"same priority {cp}, not newer than the preemptor" \
+                    if same_prio else f"same priority {cp} (withinClusterQueue: LowerPriority)"
+                continue
+            if not workload_uses_resources(cand, res_per_flv):
+                trace.skipped[cand.key] = "uses no flavor/resource that needs preemption"
+                continue
+            out.append(cand)
+    else:
+        for cand in st.workloads.values():
+            trace.skipped[cand.key] = "withinClusterQueue: Never"
+    if st.cohort is not None and pol.reclaim_within_cohort != NEVER:
+        for other in sorted(st.cohort.members, key=lambda m: m.name):
+            if other is st:
+                continue
+            if not cq_is_borrowing(other, res_per_flv):
+                for cand in other.workloads.values():
+                    trace.skipped[cand.key] = f"its ClusterQueue {other.name} is not borrowing"
+                continue
+            only_lower = pol.reclaim_within_cohort != ANY
+            for cand in sorted(other.workloads.values(), key=lambda w: w.key):
+                if only_lower and cand.obj.priority >= prio:
+                    trace.skipped[cand.key] = (f"priority {cand.obj.priority} >= {prio} "
+                                               "(reclaimWithinCohort: LowerPriority)")
+                    continue
+                if not workload_uses_resources(cand, res_per_flv):
+                    trace.skipped[cand.key] = "uses no flavor/resource that needs preemption"
+                    continue
+                out.append(cand)
+    elif st.cohort is not None:
+        for other in st.cohort.members:
+            if other is not st:
+                for cand in other.workloads.values():
+                    trace.skipped[cand.key] = "reclaimWithinCohort: Never"
+    return out
+
+
+def _reservation_time(info: WorkloadInfo, now: float) -> float:
+    c = info.obj.condition("QuotaReserved")
+    if c is None or c.status != "True":
+        return now  # not populated yet: upstream uses the current time
+    return c.time if c.time is not None else 0.0  # Go's zero time is the oldest
+
+
+def candidate_order_key(cq_name: str, now: float) -> Callable[[WorkloadInfo], tuple]:
+    """``candidatesOrdering``: evicted first, other queues first, lower priority first,
+    most recently admitted first, then UID (and name, so equal UIDs stay deterministic)."""
+
+    def key(w: WorkloadInfo) -> tuple:
+        return (not w.obj.is_true("Evicted"), w.cluster_queue == cq_name, w.obj.priority,
+                -_reservation_time(w, now), w.obj.uid, w.key)
+
+    return key
+
+
+def workload_fits(req: Usage, st: CQState, allow_borrowing: bool) -> bool:
+    """``workloadFits``: the requests fit the queue's quota (and the cohort's)."""
+    for rg in st.spec.resource_groups:
+        for fq in rg.flavors:
+            flv_req = req.get(fq.name)
+            if flv_req is None:
+                continue
+            for res, amount in flv_req.items():
+                q = fq.resources.get(res)
+                if q is None:
+                    continue
+                used = st.used(fq.name, res)
+                if st.cohort is None or not allow_borrowing:
+                    if used + amount > q.nominal:
+                        return False
+                elif q.borrowing_limit is not None and \
+                        used + amount > q.nominal + q.borrowing_limit:
+                    return False
+                if st.cohort is not None and (st.used_cohort_quota(fq.name, res) + amount
+                                              > st.requestable_cohort_quota(fq.name, res)):
+                    return False
+    return True
+
+
+def queue_under_nominal_in_all_requested(req: Usage, st: CQState) -> bool:
+    """v0.7's ``queueUnderNominalInAllRequestedResources``."""
+    for rg in st.spec.resource_groups:
+        for fq in rg.flavors:
+            for res in req.get(fq.name, {}):
+                q = fq.resources.get(res)
+                if q is not None and st.used(fq.name, res) >= q.nominal:
+                    return False
+    return True
+
+
+def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
+               allow_borrowing: bool, trace: Trace) -> list[Target]:
+    """Re-admit targets in reverse (all but the last added) while the preemptor fits."""
+    for i in range(len(targets) - 2, -1, -1):
+        snap.add_workload(targets[i].info)
+        if workload_fits(req, st, allow_borrowing):
+            trace.note(f"spared {targets[i].info.key}: the workload still fits with it")
+            targets[i] = targets[-1]  # O(1) removal, as upstream (order is not kept)
+            targets.pop()
+        else:
+            snap.remove_workload(targets[i].info)
+    return targets
+
+
+def _restore(snap: Snapshot, targets: list[Target]) -> None:
+    for t in targets:
+        snap.add_workload(t.info)
+
+
+def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: ResPerFlavor,
+                        candidates: list[WorkloadInfo], allow_borrowing: bool,
+                        below_priority: int | None, trace: Trace) -> list[Target]:
+    """Remove candidates in order until the workload fits, then minimise in reverse."""
+    targets: list[Target] = []
+    fits = False
+    for cand in candidates:
+        cand_cq = snap.cqs[cand.cluster_queue]
+        same = cand_cq is st
+        if not same and not cq_is_borrowing(cand_cq, res_per_flv):
+            trace.note(f"  skip {cand.key}: {cand_cq.name} no longer borrows")
+            continue
+        reason = IN_CLUSTER_QUEUE
+        if not same:
+            reason = IN_COHORT_RECLAMATION
+            if below_priority is not None:
+                if cand.obj.priority >= below_priority:
+                    # Taking a workload at or above the threshold forbids borrowing.
+                    allow_borrowing = False
+                else:
+                    reason = IN_COHORT_RECLAIM_WHILE_BORROWING
+        snap.remove_workload(cand)
+        targets.append(Target(cand, reason))
+        trace.note(f"  take {cand.key} ({reason})")
+        if workload_fits(req, st, allow_borrowing):
+            fits = True
+            break
+    if not fits:
+        trace.note("  the workload does not fit even without all these candidates")
+        _restore(snap, targets)
+        return []
+    targets = _fill_back(targets, req, st, snap, allow_borrowing, trace)
+    _restore(snap, targets)
+    return targets
+
+
+def _can_borrow_within_cohort(st: CQState, priority: int) -> tuple[bool, int | None]:
+    pol = st.spec.preemption
+    if pol.borrow_within_cohort == NEVER:
+        return False, None
+    threshold = priority
+    if pol.max_priority_threshold is not None and pol.max_priority_threshold < threshold:
+        threshold = pol.max_priority_threshold + 1
+    return True, threshold
+
+
+class _GoHeap:
+    """Kueue's ``util/heap`` over Go's ``container/heap``, so ties pop in the same order."""
+
+    def __init__(self, less: Callable[[_CandCQ, _CandCQ], bool]) -> None:
+        self.items: list[_CandCQ] = []
+        self.less = less
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def get(self, name: str) -> _CandCQ | None:
+        return next((c for c in self.items if c.st.name == name), None)
+
+    def push_if_absent(self, item: _CandCQ) -> None:
+        if self.get(item.st.name) is None:
+            self.items.append(item)
+            self._up(len(self.items) - 1)
+
+    def pop(self) -> _CandCQ:
+        n = len(self.items) - 1
+        self.items[0], self.items[n] = self.items[n], self.items[0]
+        self._down(0, n)
+        return self.items.pop()
+
+    def _up(self, j: int) -> None:
+        while j > 0:
+            i = (j - 1) // 2
+            if not self.less(self.items[j], self.items[i]):
+                break
+            self.items[i], self.items[j] = self.items[j], self.items[i]
+            j = i
+
+    def _down(self, i: int, n: int) -> None:
+        while True:
+            j1 = 2 * i + 1
+            if j1 >= n:
+                break
+            j = j1
+            if j1 + 1 < n and self.less(self.items[j1 + 1], self.items[j1]):
+                j = j1 + 1
+            if not self.less(self.items[j], self.items[i]):
+                break
+            self.items[i], self.items[j] = self.items[j], self.items[i]
+            i = j
+
+
+@dataclass(slots=True, eq=False)
+class _CandCQ:
+    st: CQState
+    workloads: list[WorkloadInfo]
+    share: int
+
+
+def _cq_heap(candidates: list[WorkloadInfo], first_only: bool, snap: Snapshot) -> _GoHeap:
+    heap = _GoHeap(lambda a, b: a.share > b.share)
+    for cand in candidates:
+        entry = heap.get(cand.cluster_queue)
+        if entry is None:
+            st = snap.cqs[cand.cluster_queue]
+            heap.push_if_absent(_CandCQ(st, [cand], st.dominant_resource_share()[0]))
+        elif not first_only:
+            entry.workloads.append(cand)
+    return heap
+
+
+def _strategy(name: str) -> Callable[[int, int, int], bool]:
+    if name == LESS_THAN_OR_EQUAL_TO_FINAL_SHARE:
+        return lambda new_preemptor, _old, new_target: new_preemptor <= new_target
+    if name == LESS_THAN_INITIAL_SHARE:
+        return lambda new_preemptor, old_target, _new: new_preemptor < old_target
+    raise ValueError(f"unknown preemption strategy {name!r}")
+
+
+def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: ResPerFlavor,
+                     candidates: list[WorkloadInfo], below_priority: int | None,
+                     strategies: tuple[str, ...], trace: Trace) -> list[Target]:
+    """Fair sharing: preempt from the highest-share queue first while a strategy allows."""
+    fns = [_strategy(s) for s in (strategies or DEFAULT_STRATEGIES)]
+    heap = _cq_heap(candidates, False, snap)
+    nominated = snap.cqs[wl.cluster_queue]
+    new_share = nominated.dominant_resource_share(req, 1)[0]
+    trace.note(f"  share of {nominated.name} with the workload: {new_share}")
+    targets: list[Target] = []
+    fits = False
+    retry: list[WorkloadInfo] = []
+    while len(heap) and not fits:
+        cand_cq = heap.pop()
+        if cand_cq.st is nominated:
+            cand = cand_cq.workloads[0]
+            snap.remove_workload(cand)
+            targets.append(Target(cand, IN_CLUSTER_QUEUE))
+            trace.note(f"  take {cand.key} (InClusterQueue)")
+            if workload_fits(req, nominated, True):
+                fits = True
+                break
+            new_share = nominated.dominant_resource_share(req, 1)[0]
+            cand_cq.workloads = cand_cq.workloads[1:]
+            if cand_cq.workloads:
+                cand_cq.share = cand_cq.st.dominant_resource_share()[0]
+                heap.push_if_absent(cand_cq)
+            continue
+        for i, cand in enumerate(cand_cq.workloads):
+            below = below_priority is not None and cand.obj.priority < below_priority
+            new_cand_share = cand_cq.st.dominant_resource_share(cand.usage(), -1)[0]
+            ok = fns[0](new_share, cand_cq.share, new_cand_share)
+            if below or ok:
+                snap.remove_workload(cand)
+                reason = IN_COHORT_FAIR_SHARING if ok else IN_COHORT_RECLAIM_WHILE_BORROWING
+                targets.append(Target(cand, reason))
+                trace.note(f"  take {cand.key} from {cand_cq.st.name} ({reason}; share "
+                           f"{cand_cq.share} -> {new_cand_share}, preemptor {new_share})")
+                if workload_fits(req, nominated, True):
+                    fits = True
+                    break
+                cand_cq.workloads = cand_cq.workloads[i + 1:]
+                if cand_cq.workloads and cq_is_borrowing(cand_cq.st, res_per_flv):
+                    cand_cq.share = new_cand_share
+                    heap.push_if_absent(cand_cq)
+                break  # shares changed: pick the queue again
+            trace.note(f"  pass {cand.key} from {cand_cq.st.name} for now (share "
+                       f"{cand_cq.share} -> {new_cand_share}, preemptor {new_share})")
+            retry.append(cand)
+    if not fits and len(fns) > 1:
+        heap = _cq_heap(retry, True, snap)
+        while len(heap) and not fits:
+            cand_cq = heap.pop()
+            # Only LessThanInitialShare can be second; it ignores the preempted workload.
+            if fns[1](new_share, cand_cq.share, 0):
+                cand = cand_cq.workloads[0]
+                snap.remove_workload(cand)
+                targets.append(Target(cand, IN_COHORT_FAIR_SHARING))
+                trace.note(f"  take {cand.key} from {cand_cq.st.name} (second strategy; "
+                           f"share {cand_cq.share}, preemptor {new_share})")
+                if workload_fits(req, nominated, True):
+                    fits = True
+    if not fits:
+        trace.note("  the workload does not fit with the allowed preemptions")
+        _restore(snap, targets)
+        return []
+    targets = _fill_back(targets, req, nominated, snap, True, trace)
+    _restore(snap, targets)
+    return targets
+
+
+def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: float,
+                trace: Trace | None = None) -> list[Target]:
+    """Workloads to evict so that ``wl`` fits with ``assignment`` (``GetTargets``).
+
+    ``snap`` is modified during the simulation and restored before returning.
+    """
+    trace = trace or Trace()
+    res_per_flv = resources_requiring_preemption(assignment)
+    st = snap.cqs[wl.cluster_queue]
+    candidates = find_candidates(wl, st, res_per_flv, trace)
+    if not candidates:
+        trace.note("no candidates")
+        return []
+    candidates.sort(key=candidate_order_key(st.name, now))
+    trace.note("candidates in order: " + ", ".join(c.key for c in candidates))
+    same_queue = [c for c in candidates if c.cluster_queue == wl.cluster_queue]
+    req = assignment.total_requests_for(wl)
+    if len(same_queue) == len(candidates):
+        trace.note("all candidates are in the ClusterQueue: preempt there, allowing borrowing")
+        return minimal_preemptions(req, st, snap, res_per_flv, candidates, True, None, trace)
+    borrow_within, threshold = _can_borrow_within_cohort(st, wl.obj.priority)
+    if snap.config.fair_sharing:
+        trace.note("fair sharing")
+        return fair_preemptions(wl, req, snap, res_per_flv, candidates, threshold,
+                                snap.config.strategies, trace)
+    if borrow_within:
+        assert threshold is not None
+        if not queue_under_nominal_in_all_requested(req, st):
+            candidates = [c for c in candidates
+                          if c.cluster_queue == wl.cluster_queue or c.obj.priority < threshold]
+        trace.note(f"borrowWithinCohort: preempt below priority {threshold}, allowing borrowing")
+        return minimal_preemptions(req, st, snap, res_per_flv, candidates, True, threshold,
+                                   trace)
+    if queue_under_nominal_in_all_requested(req, st):
+        trace.note("queue under nominal quota: reclaim in the cohort without borrowing")
+        targets = minimal_preemptions(req, st, snap, res_per_flv, candidates, False, None,
+                                      trace)
+        if targets:
+            return targets
+    trace.note("last attempt: only the ClusterQueue's own workloads, allowing borrowing")
+    return minimal_preemptions(req, st, snap, res_per_flv, same_queue, True, None, trace)
