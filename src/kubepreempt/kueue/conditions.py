@@ -60,4 +60,4 @@ def victim_conditions(victim: Workload, preemptor_uid: str, same_queue: bool,
     set_condition(conds, {"type": "Preempted", "status": "True", "lastTransitionTime": when,
                           "reason": "InClusterQueue" if same_queue else "InCohort",
                           "message": message})
-    return conds
+    return [dict(sorted(c.items())) for c in conds]  # kubectl prints keys sorted
