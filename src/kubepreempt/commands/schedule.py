@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -44,6 +45,10 @@ def register(app: typer.Typer) -> None:
             render(decision, explain)
 
 
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def render(decision: Decision, explain: bool) -> None:
     """Readable output: one sentence, then tables."""
     console = Console()
@@ -84,7 +89,7 @@ def render(decision: Decision, explain: bool) -> None:
             starts = [p.start_time for p in c.victims if p.start_time is not None]
             table.add_row(c.node, ", ".join(p.key for p in c.victims), str(c.pdb_violations),
                           str(c.highest_priority), str(sum(p.priority for p in c.victims)),
-                          str(len(c.victims)), str(min(starts)) if starts else "now")
+                          str(len(c.victims)), _iso(min(starts)) if starts else "now")
         console.print(table)
         step = TIE_BREAKS.index(pre.decided_by) + 1 if pre.decided_by in TIE_BREAKS else "?"
         console.print(f"Chosen: {pre.node}, decided at step {step}: {pre.decided_by}.")
