@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from kubepreempt.scheduler.framework import FilterPlugin, ScorePlugin
 from kubepreempt.scheduler.plugins.balanced_allocation import BalancedAllocation
+from kubepreempt.scheduler.plugins.image_locality import ImageLocality
 from kubepreempt.scheduler.plugins.node_affinity import NodeAffinity
 from kubepreempt.scheduler.plugins.node_name import NodeName
 from kubepreempt.scheduler.plugins.node_ports import NodePorts
@@ -23,7 +24,7 @@ class Profile:
 
 
 def default_profile() -> Profile:
-    """Upstream's default profile (volume plugins and ImageLocality are not modelled)."""
+    """Upstream's default profile (volume plugins are not modelled: no volumes in input)."""
     taints = TaintToleration()
     node_affinity = NodeAffinity()
     fit = NodeResourcesFit()
@@ -41,6 +42,7 @@ def default_profile() -> Profile:
         filters.append(plugin)
         scorers.append(plugin)
     scorers.append(BalancedAllocation())
+    scorers.append(ImageLocality())
     return Profile(filters, scorers)
 
 
