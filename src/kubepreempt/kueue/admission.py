@@ -30,7 +30,7 @@ from kubepreempt.kueue.objects import (
     parse_workload_priority_class,
 )
 from kubepreempt.kueue.preemption import Target, Trace, get_targets
-from kubepreempt.kueue.quota import CQState, Snapshot, WorkloadInfo, workload_info
+from kubepreempt.kueue.quota import CQState, Snapshot, Usage, WorkloadInfo, workload_info
 from kubepreempt.manifests import Documents
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass", "Workload",
@@ -107,6 +107,7 @@ class Decision:
     explain: dict[str, Any] = field(default_factory=dict)
     preemptor_uid: str = ""
     now: float = 0.0
+    requests: Usage = field(default_factory=dict)  # flavor -> resource -> amount
 
     @property
     def victims(self) -> list[str]:
@@ -186,6 +187,7 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,
                                 inputs.config.fair_sharing).assign()
     d.flavors = assignment.flavors()
+    d.requests = assignment.total_requests_for(info)
     d.borrowing = assignment.borrowing
     d.mode = str(assignment.mode)
     related = _related(st)
