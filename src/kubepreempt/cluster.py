@@ -103,6 +103,30 @@ class Cluster:
         self.node_generation += 1
         return len(self.nodes) - 1
 
+    def add_nodes(self, nodes: Iterable[Node]) -> None:
+        """Add many nodes with one array allocation (``add_node`` per node is quadratic)."""
+        nodes = list(nodes)
+        for node in nodes:
+            if node.name in self.node_index:
+                raise InputError("duplicate node", node.source, "Node", node.name)
+            self.node_index[node.name] = -1  # reserved: catches duplicates within ``nodes``
+            for r in node.allocatable:
+                self._column(r)
+        rows = np.zeros((len(nodes), len(self.resources)), np.int64)
+        index = self.resource_index
+        start = len(self.nodes)
+        for k, node in enumerate(nodes):
+            for r, amount in node.allocatable.items():
+                rows[k, index[r]] = _clamp(amount)
+            self.node_index[node.name] = start + k
+        self.alloc = np.vstack([self.alloc, rows])
+        self.requested = np.vstack([self.requested, np.zeros_like(rows)])
+        self.nonzero = np.vstack([self.nonzero, np.zeros((len(nodes), 2), np.int64)])
+        self.nodes.extend(nodes)
+        self.node_pods.extend({} for _ in nodes)
+        self.generation += 1
+        self.node_generation += 1
+
     def _column(self, resource: str) -> int:
         col = self.resource_index.get(resource)
         if col is None:
@@ -261,8 +285,7 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
         cluster.namespaces[o.name] = Namespace(o.name, labels)
     nodes = sorted((parse_node(o.body, o.source) for o in docs.of("Node")),
                    key=lambda n: n.name)
-    for node in nodes:
-        cluster.add_node(node)
+    cluster.add_nodes(nodes)
     finished = 0
     all_pods: list[Pod] = []
     resolve = cluster.priority.resolve

@@ -1,0 +1,110 @@
+"""``kubepreempt bench``: run an upstream scheduler_perf workload in memory and time it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated
+
+import psutil
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kubepreempt import workloads
+from kubepreempt.cli import fail_input, print_json
+
+
+def peak_rss_mib() -> float:
+    """Peak resident set size of this process so far, in MiB."""
+    info = psutil.Process().memory_info()
+    peak = getattr(info, "peak_wset", None)  # Windows
+    if peak is None:
+        try:
+            import resource
+
+            # Linux reports ru_maxrss in KiB (macOS in bytes).
+            scale = 1 if sys.platform == "darwin" else 1024
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+        except ImportError:  # pragma: no cover
+            peak = info.rss
+    return round(peak / 2**20, 1)
+
+
+def bench(name: str, scale: float = 1.0, show_progress: bool = True,
+          sample: bool = False) -> dict:
+    """Build and run one workload; the JSON object the command prints."""
+    workload = workloads.get(name, scale)
+    cluster = workload.build()
+    pods = list(workload.arrivals())
+    console = Console(file=sys.stderr)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, disable=not show_progress,
+                  transient=True) as bar:
+        task = bar.add_task(workload.name, total=len(pods))
+        step = max(1, len(pods) // 200)  # redraw often enough, but off the hot path
+
+        def progress(done: int) -> None:
+            if done % step == 0 or done == len(pods):
+                bar.update(task, completed=done)
+
+        start = time.perf_counter()
+        stats = workloads.run(cluster, pods, progress if show_progress else None,
+                              sample=sample)
+        seconds = time.perf_counter() - start
+    return {"workload": workload.name, "nodes": workload.nodes, "pods": len(pods),
+            "seconds": round(seconds, 3),
+            "podsPerSecond": round(len(pods) / seconds, 1) if seconds else None,
+            "victims": stats.victims, "scheduled": stats.scheduled,
+            "preemptors": stats.preempted, "unschedulable": stats.unschedulable,
+            "peakRssMiB": peak_rss_mib()}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``bench`` command."""
+
+    @app.command("bench")
+    def bench_cmd(
+        workload: Annotated[str | None, typer.Argument(
+            help="Workload name (see --list).")] = None,
+        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        scale: Annotated[float, typer.Option(
+            "--scale", help="Multiply node and pod counts (e.g. 0.01 for a quick run).")] = 1.0,
+        list_: Annotated[bool, typer.Option("--list", help="List the workloads.")] = False,
+        no_progress: Annotated[bool, typer.Option("--no-progress",
+                                                  help="No progress bar.")] = False,
+        sample: Annotated[bool, typer.Option(
+            "--sample-candidates", help="Upstream's preemption candidate sampling.")] = False,
+    ) -> None:
+        """Run an upstream scheduler_perf workload in memory and report pods per second."""
+        if output not in ("table", "json"):
+            raise typer.BadParameter("must be table or json", param_hint="-o")
+        if list_:
+            if output == "json":
+                print_json([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
+                             "measuredPods": w.total_pods, "description": w.description}
+                            for w in workloads.WORKLOADS.values()])
+                return
+            table = Table("workload", "nodes", "initial pods", "measured pods", "what")
+            for w in workloads.WORKLOADS.values():
+                table.add_row(w.name, str(w.nodes), str(w.initial), str(w.total_pods),
+                              w.description)
+            Console().print(table)
+            return
+        if workload is None:
+            fail_input("name a workload (kubepreempt bench --list shows them)")
+        if not scale > 0:
+            fail_input("--scale must be positive")
+        try:
+            result = bench(workload, scale, show_progress=not no_progress, sample=sample)
+        except KeyError as exc:
+            fail_input(exc.args[0])
+            return
+        if output == "json":
+            print_json(result)
+        else:
+            table = Table("key", "value", title=result["workload"])
+            for k, v in result.items():
+                table.add_row(k, str(v))
+            Console().print(table)
