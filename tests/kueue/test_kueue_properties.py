@@ -47,7 +47,7 @@ def scenarios(draw):
     return objs, f"q{target}"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_preemption_invariants(case) -> None:
     objs, target = case
