@@ -1,0 +1,439 @@
+"""The discrete-event loop: scheduler, queue, kubelet and the pods' lives over time.
+
+One ``heapq`` of ``(time, order, seq, kind, payload)``. At equal times, resources are
+freed first (terminations, completions), then nodes change, then objects arrive, then
+backoff ends, and only then does the scheduler take the next pod: so pods created "at the
+same time" are all in activeQ before the first is popped, and the highest priority wins.
+
+The scheduler handles one pod at a time; each attempt takes ``latency`` seconds (the pod
+is popped at the start and the decision is taken on the state at the end). Decisions come
+from :func:`kubepreempt.decide.schedule`; this module only applies them.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.api.objects import Pod
+from kubepreempt.cluster import CPU, MEMORY, _pdb_disruptions_allowed
+from kubepreempt.decide import PREEMPT, SCHEDULED, schedule
+from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
+from kubepreempt.scheduler.nominator import Nominator
+from kubepreempt.scheduler.scheduler import Scheduler
+from kubepreempt.sim import metrics as m
+from kubepreempt.sim.metrics import Event, PodRecord, Series
+from kubepreempt.sim.queue import FIFO, PRIORITY, QueuedPod, SchedulingQueue
+from kubepreempt.sim.scenario import PodPlan, Scenario
+
+# Orders among events at the same time (smaller first).
+_FREE, _NODE, _ARRIVE, _KUBELET, _BACKOFF, _KICK, _CYCLE = range(7)
+
+
+@dataclass(slots=True)
+class SimResult:
+    """Everything a run produced."""
+
+    records: dict[str, PodRecord]
+    events: list[Event]
+    series: Series
+    end: float
+    processed: int  # heap events handled
+    attempts: int  # scheduling attempts
+    queue: str
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``simulate -o json`` object."""
+        return {"events": [e.to_json() for e in self.events],
+                "pods": {k: r.to_json() for k, r in sorted(self.records.items())},
+                "metrics": self.metrics, "queue": self.queue, "end": self.end}
+
+
+class Simulator:
+    """Plays a :class:`Scenario` forward in time."""
+
+    def __init__(self, scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
+                 keep_timeline: bool = True) -> None:
+        if latency < 0:
+            raise InputError(f"--latency must be >= 0, not {latency}")
+        self.scen = scenario
+        self.cluster = scenario.cluster
+        self.nominations = queue == PRIORITY  # FIFO mode: the old scheduler, no nominations
+        self.queue = SchedulingQueue(queue)
+        self.nominator = Nominator()
+        self.sched = Scheduler(self.cluster, nominator=self.nominator)
+        self.latency = latency
+        self.keep_timeline = keep_timeline
+        self.now = 0.0
+        self.heap: list[tuple] = []
+        self.seq = 0
+        self.records: dict[str, PodRecord] = {}
+        self.plans: dict[str, PodPlan] = {}
+        self.events: list[Event] = []
+        self.series = Series()
+        self.version = 0  # bumped on any change that can alter a scheduling answer
+        self._fail_cache: dict[str, int] = {}  # template -> version its last pod failed at
+        self._term_at: dict[str, float] = {}
+        self._removed: set[str] = set()
+        self._affinity_pending: set[str] = set()
+        self._wakes: set[float] = set()
+        self._kick_pending = False
+        self._in_flight: QueuedPod | None = None
+        self._moved = False
+        self._pending_by_prio: dict[int, int] = {}
+        self._pdb_version = -1
+        self.attempts = 0
+        self.processed = 0
+        self._req = [0, 0]
+        alloc = self.cluster.alloc
+        self._alloc = [int(alloc[:, CPU].sum()), int(alloc[:, MEMORY].sum())]
+        self._setup()
+
+    # ---- setup ----
+    def _push(self, time: float, order: int, kind: str, payload: Any = None) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (time, order, self.seq, kind, payload))
+
+    def _setup(self) -> None:
+        for plan in self.scen.initial.values():
+            pod = plan.pod
+            if pod.node_name not in self.cluster.node_index:
+                raise InputError(f"running at time 0 on node {pod.node_name!r}, which "
+                                 "arrives later", pod.source, "Pod", pod.key)
+            self.plans[pod.key] = plan
+            rec = self.records[pod.key] = PodRecord(pod, 0.0)
+            self._bind(pod, pod.node_name, 0.0, quiet=True)
+            rec.bound_at = 0.0
+            if pod.terminating:
+                pod.deletion_timestamp = None
+                self._signal(pod, 0.0, m.TERMINATED, "terminating in the input", quiet=True)
+        self._sample_util(0.0)
+        for n in self.scen.nodes:
+            if n.arrival > 0:
+                self._push(n.arrival, _NODE, "node-add", n)
+            if n.removal is not None:
+                self._push(max(n.removal, n.arrival), _NODE, "node-remove", n.node.name)
+        for plan in self.scen.pods:
+            self._push(plan.arrival, _ARRIVE, "arrive", plan)
+
+    # ---- the loop ----
+    def run(self, until: float | None = None,
+            progress: Callable[[float], None] | None = None) -> SimResult:
+        """Process events up to ``until`` (default: until nothing is left to happen)."""
+        heap = self.heap
+        handlers = {"arrive": self._on_arrive, "term": self._on_term,
+                    "complete": self._on_complete, "node-add": self._on_node_add,
+                    "node-remove": self._on_node_remove, "kubelet": self._on_kubelet,
+                    "backoff": self._on_backoff, "kick": self._on_kick, "cycle": self._on_cycle}
+        while heap:
+            if until is not None and heap[0][0] > until:
+                break
+            time, _, _, kind, payload = heapq.heappop(heap)
+            self.now = time
+            handlers[kind](payload)
+            self.processed += 1
+            if not self._kick_pending and self._in_flight is None and self.queue.active_count:
+                self._kick_pending = True
+                self._push(time, _KICK, "kick")
+            if progress is not None and not self.processed & 4095:
+                progress(time)
+        end = until if until is not None else self.now
+        self._sample_util(end)
+        res = SimResult(self.records, self.events, self.series, end, self.processed,
+                        self.attempts, self.queue.mode)
+        res.metrics = m.summarize(self.records, self.series, end)
+        res.metrics.update(events=self.processed, attempts=self.attempts)
+        return res
+
+    # ---- bookkeeping helpers ----
+    def _event(self, etype: str, pod: str, node: str | None = None, detail: str = "") -> None:
+        if self.keep_timeline:
+            self.events.append(Event(self.now, etype, pod, node, detail))
+
+    def _sample_util(self, t: float) -> None:
+        cpu = self._req[0] / self._alloc[0] if self._alloc[0] else 0.0
+        mem = self._req[1] / self._alloc[1] if self._alloc[1] else 0.0
+        util = self.series.util
+        if util and util[-1][0] == t:
+            util[-1] = (t, cpu, mem)
+        else:
+            util.append((t, cpu, mem))
+
+    def _pending_delta(self, prio: int, delta: int) -> None:
+        n = self._pending_by_prio.get(prio, 0) + delta
+        self._pending_by_prio[prio] = n
+        points = self.series.pending.setdefault(prio, [])
+        if points and points[-1][0] == self.now:
+            points[-1] = (self.now, n)
+        else:
+            points.append((self.now, n))
+
+    def _wake(self, times: list[float] | float | None) -> None:
+        if times is None:
+            return
+        for t in (times if isinstance(times, list) else [times]):
+            if t not in self._wakes:
+                self._wakes.add(t)
+                self._push(t, _BACKOFF, "backoff", t)
+
+    def _move_all(self) -> None:
+        """A cluster event that may make pending pods schedulable (pod gone, node added)."""
+        if self._in_flight is not None:
+            self._moved = True
+        self._wake(self.queue.move_all(self.now))
+
+    def _resources(self, pod: Pod, sign: int) -> None:
+        self._req[0] += sign * pod.requests.get("cpu", 0)
+        self._req[1] += sign * pod.requests.get("memory", 0)
+        self._sample_util(self.now)
+
+    # ---- pod lifecycle ----
+    def _bind(self, pod: Pod, node: str, t: float, quiet: bool = False, detail: str = "") -> None:
+        rec = self.records[pod.key]
+        if pod.nominated_node_name:
+            self.nominator.remove(pod)  # upstream forgets the nomination once assumed
+        rec.nominated_node = ""
+        self.cluster.bind(pod, node)
+        pod.start_time = t if not quiet else pod.start_time
+        rec.phase, rec.node = "Running", node
+        if rec.bound_at is None:
+            rec.bound_at = t
+        if not quiet:
+            self.queue.done(pod.key)
+            self._affinity_pending.discard(pod.key)
+            self._pending_delta(pod.priority, -1)
+            self._event(m.BOUND, pod.key, node, detail)
+        self.version += 1
+        self._resources(pod, +1)
+        plan = self.plans[pod.key]
+        if plan.duration is not None:
+            self._push(t + plan.duration, _FREE, "complete", (pod.key, rec.epoch))
+        if self._affinity_pending and not quiet:
+            # Upstream AssignedPodAdd: pods waiting on inter-pod (anti-)affinity may now fit.
+            self._wake(self.queue.move_all(
+                t, only=lambda p: p.key in self._affinity_pending))
+
+    def _signal(self, pod: Pod, t: float, etype: str, detail: str, quiet: bool = False) -> bool:
+        """Send SIGTERM: the pod keeps its resources until it exits. False if already sent."""
+        if pod.terminating:
+            return False
+        rec = self.records[pod.key]
+        pod.deletion_timestamp = t
+        pod.preempted_by_scheduler = etype == m.PREEMPTED
+        rec.phase = "Terminating"
+        if etype in (m.PREEMPTED, m.EVICTED):
+            rec.preempted_at = t
+            self.series.preemptions.append((t, pod.priority))
+        plan = self.plans[pod.key]
+        grace = float(pod.termination_grace_period)
+        delay = grace if plan.exit_after is None else min(plan.exit_after, grace)
+        self._term_at[pod.key] = t + delay
+        self._push(t + delay, _FREE, "term", (pod.key, rec.epoch))
+        if not quiet:
+            self._event(etype, pod.key, pod.node_name, detail)
+        self.version += 1
+        return True
+
+    def _gone(self, key: str, etype: str, phase: str, detail: str = "") -> None:
+        rec = self.records[key]
+        pod = rec.pod
+        self.cluster.remove(pod)
+        rec.phase, rec.ended_at = phase, self.now
+        rec.epoch += 1
+        self.version += 1
+        self._resources(pod, -1)
+        self._event(etype, key, rec.node, detail)
+        self._move_all()
+
+    def _on_term(self, payload: tuple[str, int]) -> None:
+        key, epoch = payload
+        rec = self.records[key]
+        if rec.epoch == epoch and rec.phase == "Terminating":
+            self._gone(key, m.TERMINATED, "Failed")
+
+    def _on_complete(self, payload: tuple[str, int]) -> None:
+        key, epoch = payload
+        rec = self.records[key]
+        if rec.epoch != epoch:
+            return
+        if rec.phase == "Running":
+            self._gone(key, m.COMPLETED, "Succeeded")
+        elif rec.phase == "Terminating":  # finished its work during the grace period
+            self._gone(key, m.TERMINATED, "Failed", "exited during grace period")
+
+    # ---- arrivals ----
+    def _on_arrive(self, plan: PodPlan) -> None:
+        pod = plan.pod
+        self.plans[pod.key] = plan
+        self.records[pod.key] = PodRecord(pod, self.now)
+        self._event(m.ARRIVED, pod.key, pod.node_name or None)
+        self._pending_delta(pod.priority, +1)
+        if plan.via_kubelet:
+            self._on_kubelet(pod.key)
+            return
+        nominated = pod.nominated_node_name
+        pod.nominated_node_name = ""
+        if self.nominations and nominated in self.cluster.node_index:
+            self.nominator.add(pod, nominated)  # status.nominatedNodeName is honoured
+            self.records[pod.key].nominated_node = nominated
+            self.version += 1
+        if pod.affinity is not None and pod.affinity.has_pod_terms:
+            self._affinity_pending.add(pod.key)
+        self.queue.add(pod, self.now)
+
+    def _on_kubelet(self, key: str) -> None:
+        """Kubelet admission of a pod that names its node (critical pods may evict)."""
+        rec = self.records[key]
+        pod = rec.pod
+        if rec.phase != "Pending":
+            return
+        idx = self.cluster.node_index.get(pod.node_name)
+        if idx is None or pod.node_name in self._removed:
+            rec.phase, rec.ended_at = "Failed", self.now
+            self._pending_delta(pod.priority, -1)
+            self._event(m.REJECTED, key, pod.node_name, "node is not in the cluster")
+            return
+        node_pods = self.cluster.node_pods[idx].values()
+        res = admit_pod(pod, self.cluster.nodes[idx], node_pods)
+        if res.result == ADMIT:
+            name = pod.node_name
+            pod.node_name = ""  # Cluster.bind sets it again
+            self._bind(pod, name, self.now, detail="kubelet admission")
+        elif res.result == EVICT:
+            for victim in res.victims:
+                self._signal(victim, self.now, m.EVICTED, f"kubelet admission of {key}")
+            done = max(self._term_at.get(v.key, self.now) for v in res.victims)
+            self._push(done, _KUBELET, "kubelet", key)
+        else:
+            rec.phase, rec.ended_at = "Failed", self.now
+            self._pending_delta(pod.priority, -1)
+            self._event(m.REJECTED, key, pod.node_name, f"{res.reason}: {res.message}")
+
+    # ---- nodes ----
+    def _on_node_add(self, plan) -> None:
+        idx = self.cluster.add_node(plan.node)
+        self._alloc[0] += int(self.cluster.alloc[idx, CPU])
+        self._alloc[1] += int(self.cluster.alloc[idx, MEMORY])
+        self._sample_util(self.now)
+        self.version += 1
+        self._event(m.NODE_ADDED, "", plan.node.name)
+        self._move_all()
+
+    def _on_node_remove(self, name: str) -> None:
+        """The node leaves: its pods are deleted, nominations to it cleared.
+
+        The snapshot has no node removal, so the row stays with zero allocatable and the
+        node unschedulable: nothing fits there and preemption never picks it.
+        """
+        cluster = self.cluster
+        idx = cluster.node_index[name]
+        self._event(m.NODE_REMOVED, "", name)
+        for pod in list(cluster.node_pods[idx].values()):
+            rec = self.records[pod.key]
+            if rec.phase == "Running" and rec.preempted_at is None:
+                rec.preempted_at = self.now
+            self._gone(pod.key, m.EVICTED, "Failed", "node removed")
+        self._alloc[0] -= int(cluster.alloc[idx, CPU])
+        self._alloc[1] -= int(cluster.alloc[idx, MEMORY])
+        cluster.alloc[idx] = 0
+        cluster.nodes[idx] = replace(cluster.nodes[idx], unschedulable=True)
+        cluster.node_changed()
+        self._removed.add(name)
+        self._sample_util(self.now)
+        for pod in self.nominator.on_node(name):
+            self._clear_nomination(pod, "node removed")
+        self.version += 1
+
+    def _clear_nomination(self, pod: Pod, detail: str) -> None:
+        node = pod.nominated_node_name
+        self.nominator.remove(pod)
+        self.records[pod.key].nominated_node = ""
+        self.version += 1
+        self._event(m.NOMINATION_CLEARED, pod.key, node, detail)
+        self._wake(self.queue.activate(pod.key, self.now))
+
+    # ---- the scheduler ----
+    def _on_backoff(self, t: float) -> None:
+        self._wakes.discard(t)
+        self.queue.flush_backoff(self.now)
+
+    def _on_kick(self, _: Any) -> None:
+        self._kick_pending = False
+        if self._in_flight is not None:
+            return
+        q = self.queue.pop(self.now)
+        if q is None:
+            return
+        self._in_flight, self._moved = q, False
+        self.attempts += 1
+        if self.latency == 0:
+            self._on_cycle(q)
+        else:
+            self._push(self.now + self.latency, _CYCLE, "cycle", q)
+
+    def _refresh_pdbs(self) -> None:
+        if not self.cluster.pdbs or self._pdb_version == self.version:
+            return
+        self._pdb_version = self.version
+        pods = list(self.cluster.pods.values())
+        for pdb in self.cluster.pdbs:
+            if pdb.status_disruptions_allowed is None:
+                pdb.disruptions_allowed = _pdb_disruptions_allowed(pdb, pods)
+
+    def _on_cycle(self, q: QueuedPod) -> None:
+        self._in_flight = None
+        pod, t = q.pod, self.now
+        if self.records[pod.key].phase != "Pending":
+            return
+        template = self.plans[pod.key].template
+        if template and not pod.nominated_node_name \
+                and self._fail_cache.get(template) == self.version:
+            # A pod of the same template failed on this very state: same answer, skip.
+            self._failed(q, "as its template's previous pod")
+            return
+        self._refresh_pdbs()
+        d = schedule(self.cluster, pod, scheduler=self.sched, now=t)
+        if d.result == SCHEDULED:
+            self._bind(pod, d.node, t)
+            return
+        if d.result == PREEMPT:
+            assert d.preemption is not None and d.node is not None
+            for victim in d.preemption.victims:
+                self._signal(victim, t, m.PREEMPTED, f"by {pod.key}")
+            if self.nominations:
+                for other in d.preemption.cleared_nominations:
+                    self._clear_nomination(other, f"lower priority than {pod.key}")
+                self.nominator.add(pod, d.node)
+                self.records[pod.key].nominated_node = d.node
+                self.version += 1
+                self._event(m.NOMINATED, pod.key, d.node,
+                            "victims: " + ", ".join(sorted(d.victims)))
+            self._wake(self.queue.failed(q, t, self._moved))
+            return
+        if d.preemption is not None and d.preemption.eligible and pod.nominated_node_name:
+            # Upstream: preemption ran and found no node, so the old nomination is cleared.
+            node = pod.nominated_node_name
+            self.nominator.remove(pod)
+            self.records[pod.key].nominated_node = ""
+            self.version += 1
+            self._event(m.NOMINATION_CLEARED, pod.key, node, "preemption found no node")
+        if template and not pod.nominated_node_name:
+            self._fail_cache[template] = self.version
+        self._failed(q, d.message)
+
+    def _failed(self, q: QueuedPod, detail: str) -> None:
+        self._event(m.UNSCHEDULABLE, q.pod.key, q.pod.nominated_node_name or None, detail)
+        self._wake(self.queue.failed(q, self.now, self._moved))
+
+
+def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
+             until: float | None = None, keep_timeline: bool = True,
+             progress: Callable[[float], None] | None = None) -> SimResult:
+    """Run ``scenario`` and return the result (events, per-pod outcomes, metrics)."""
+    if queue not in (PRIORITY, FIFO):
+        raise InputError(f"--queue must be {PRIORITY} or {FIFO}, not {queue!r}")
+    return Simulator(scenario, queue, latency, keep_timeline).run(until, progress)

@@ -1,0 +1,250 @@
+"""Scenarios: plain Kubernetes YAML with timing annotations (see docs/SIMULATOR.md).
+
+Annotations (all optional):
+
+* ``kubepreempt.io/arrival`` (Pod, Node): when the object appears; default 0. A Pod with
+  ``spec.nodeName`` and *no* arrival annotation is running at time 0; one *with* it
+  arrives straight at its node and goes through kubelet admission then.
+* ``kubepreempt.io/duration`` (Pod): run time once bound; default forever.
+* ``kubepreempt.io/exit-after-signal`` (Pod): seconds a preempted/evicted pod takes to
+  exit after SIGTERM; capped at ``terminationGracePeriodSeconds`` (default: the full period).
+* ``kubepreempt.io/removal`` (Node): when the node leaves; its pods are deleted then.
+* ``kubepreempt.io/replicas`` (Pod): the pod is a template for N pods named ``NAME-0``...;
+  they arrive every ``kubepreempt.io/interval`` (default 0: together) or as a Poisson
+  process with ``kubepreempt.io/rate`` (``2/m``, ``30/h``, ``0.5/s`` or plain per second;
+  seeded by ``--seed``), starting at the arrival time.
+
+Times are ``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
+from kubepreempt.cluster import Cluster, build_cluster
+from kubepreempt.manifests import Documents, RawObject, load_documents
+
+PREFIX = "kubepreempt.io/"
+ARRIVAL = PREFIX + "arrival"
+DURATION = PREFIX + "duration"
+EXIT_AFTER = PREFIX + "exit-after-signal"
+REMOVAL = PREFIX + "removal"
+REPLICAS = PREFIX + "replicas"
+INTERVAL = PREFIX + "interval"
+RATE = PREFIX + "rate"
+SIM_KINDS = ("PodMetrics",)
+
+_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_PLAIN = re.compile(r"\d+(?:\.\d+)?")
+_RATE = re.compile(r"(\d+(?:\.\d+)?)(?:/(s|m|h))?")
+
+
+def parse_duration(value: object) -> float:
+    """``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds -> seconds.
+
+    Raises ``ValueError`` with a short reason for anything else (negative, empty, units
+    like ``d``).
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a duration")
+    if isinstance(value, int | float):
+        if value < 0 or value != value or value == float("inf"):
+            raise ValueError(f"{value!r} is not a non-negative number of seconds")
+        return float(value)
+    text = str(value).strip()
+    if _PLAIN.fullmatch(text):
+        return float(text)
+    pos, total = 0, 0.0
+    for m in _PART.finditer(text):
+        if m.start() != pos:
+            break
+        total += float(m.group(1)) * _UNIT[m.group(2)]
+        pos = m.end()
+    if pos == 0 or pos != len(text):
+        raise ValueError(f"{text!r} is not a duration (use e.g. 90s, 15m, 2h or plain "
+                         "seconds)")
+    return total
+
+
+def parse_rate(value: object) -> float:
+    """``2/m``, ``30/h``, ``0.5/s`` or plain per-second -> events per second (> 0)."""
+    text = str(value).strip()
+    m = _RATE.fullmatch(text)
+    if m is None or float(m.group(1)) <= 0:
+        raise ValueError(f"{text!r} is not a positive rate (use e.g. 0.5/s, 2/m, 30/h)")
+    return float(m.group(1)) / _UNIT[m.group(2) or "s"]
+
+
+@dataclass(slots=True)
+class PodPlan:
+    """One pod of the scenario and its timing."""
+
+    pod: Pod
+    arrival: float
+    duration: float | None  # None: runs until deleted
+    exit_after: float | None  # None: uses the whole grace period
+    via_kubelet: bool = False  # arrives with spec.nodeName: kubelet admission
+    template: str = ""  # pods of one template share scheduling answers
+
+
+@dataclass(slots=True)
+class NodePlan:
+    """A node that arrives after time 0 and/or leaves at some time."""
+
+    node: Node
+    arrival: float = 0.0
+    removal: float | None = None
+
+
+@dataclass(slots=True)
+class Scenario:
+    """The cluster at time 0 plus everything that happens later."""
+
+    cluster: Cluster
+    pods: list[PodPlan] = field(default_factory=list)
+    nodes: list[NodePlan] = field(default_factory=list)
+    initial: dict[str, PodPlan] = field(default_factory=dict)  # running at time 0
+
+    @property
+    def horizon(self) -> float:
+        """The last scheduled arrival or removal (for progress bars)."""
+        times = [p.arrival for p in self.pods] + [n.arrival for n in self.nodes]
+        times += [n.removal for n in self.nodes if n.removal is not None]
+        return max(times, default=0.0)
+
+
+def _annotations(obj: RawObject) -> dict:
+    meta = obj.body.get("metadata")
+    ann = meta.get("annotations") if isinstance(meta, dict) else None
+    return ann if isinstance(ann, dict) else {}
+
+
+def _time(obj: RawObject, key: str, default: float | None) -> float | None:
+    raw = _annotations(obj).get(key)
+    if raw is None:
+        return default
+    try:
+        return parse_duration(raw)
+    except ValueError as exc:
+        name = _pod_name(obj) if obj.kind == "Pod" else obj.name
+        raise InputError(f"annotation {key}: {exc}", obj.source, obj.kind, name) from None
+
+
+def _pod_name(obj: RawObject) -> str:
+    return f"{obj.namespace or 'default'}/{obj.name}"
+
+
+def _replicas(obj: RawObject) -> int:
+    raw = _annotations(obj).get(REPLICAS)
+    if raw is None:
+        return 1
+    text = str(raw).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise InputError(f"annotation {REPLICAS}: {text!r} is not a positive integer",
+                         obj.source, "Pod", _pod_name(obj))
+    return int(text)
+
+
+def _arrivals(obj: RawObject, start: float, n: int, rng: random.Random) -> list[float]:
+    ann = _annotations(obj)
+    if RATE in ann:
+        if INTERVAL in ann:
+            raise InputError(f"set {INTERVAL} or {RATE}, not both", obj.source, "Pod",
+                             _pod_name(obj))
+        try:
+            rate = parse_rate(ann[RATE])
+        except ValueError as exc:
+            raise InputError(f"annotation {RATE}: {exc}", obj.source, "Pod",
+                             _pod_name(obj)) from None
+        out, t = [], start
+        for _ in range(n):
+            t += rng.expovariate(rate)
+            out.append(t)
+        return out
+    step = _time(obj, INTERVAL, 0.0) or 0.0
+    return [start + i * step for i in range(n)]
+
+
+def load_scenario(paths: Iterable[str], seed: int | None = None) -> Scenario:
+    """Load scenario files into the time-0 cluster and the timed pods and nodes."""
+    return build_scenario(load_documents(paths), seed)
+
+
+def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
+    """:func:`load_scenario` on already loaded documents."""
+    rng = random.Random(seed)
+    base = Documents()
+    later_pods: list[tuple[RawObject, float | None]] = []
+    node_plans: list[tuple[RawObject, float, float | None]] = []
+    for kind, objs in docs.by_kind.items():
+        for obj in objs:
+            if kind == "Node":
+                arrival = _time(obj, ARRIVAL, 0.0) or 0.0
+                removal = _time(obj, REMOVAL, None)
+                if arrival > 0 or removal is not None:
+                    node_plans.append((obj, arrival, removal))
+                if arrival > 0:
+                    continue
+            elif kind == "Pod":
+                arrival = _time(obj, ARRIVAL, None)
+                _time(obj, DURATION, None)  # validate early, before the cluster is built
+                _time(obj, EXIT_AFTER, None)
+                later_pods.append((obj, arrival))
+                continue
+            base.add(obj)
+    cluster = build_cluster(base, warn=True, extra_kinds=SIM_KINDS)
+    scen = Scenario(cluster)
+    for obj, arrival, removal in node_plans:
+        scen.nodes.append(NodePlan(parse_node(obj.body, obj.source), arrival, removal))
+    _add_pods(scen, later_pods, rng)
+    return scen
+
+
+def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
+              rng: random.Random) -> None:
+    cluster = scen.cluster
+    seen: set[str] = set()
+    initial_starts: list[PodPlan] = []
+    for obj, arrival in objs:
+        pod = parse_pod(obj.body, obj.source, cluster.priority.resolve)
+        if pod.phase in ("Succeeded", "Failed"):
+            continue
+        duration = _time(obj, DURATION, None)
+        exit_after = _time(obj, EXIT_AFTER, None)
+        n = _replicas(obj)
+        if pod.node_name and n > 1:
+            raise InputError(f"{REPLICAS} is for pending pod templates, not pods with "
+                             "spec.nodeName", obj.source, "Pod", pod.key)
+        if pod.node_name and pod.node_name not in cluster.node_index and not any(
+                p.node.name == pod.node_name for p in scen.nodes):
+            raise InputError(f"bound to node {pod.node_name!r}, which is not in the input",
+                             obj.source, "Pod", pod.key)
+        if n == 1 and _annotations(obj).get(RATE) is None:
+            pods, times = [pod], [arrival or 0.0]
+        else:
+            times = _arrivals(obj, arrival or 0.0, n, rng)
+            pods = [replace(pod, name=f"{pod.name}-{i}") for i in range(n)]
+        for p, t in zip(pods, times, strict=True):
+            if p.key in seen:
+                raise InputError("duplicate object", obj.source, "Pod", p.key)
+            seen.add(p.key)
+            plan = PodPlan(p, t, duration, exit_after, template=pod.key if n > 1 else "")
+            if p.node_name and arrival is None:
+                scen.initial[p.key] = plan  # running at time 0
+                initial_starts.append(plan)
+            else:
+                plan.via_kubelet = bool(p.node_name)
+                scen.pods.append(plan)
+    # Input start times are wall-clock; shift them so the latest is time 0 and keep order.
+    known = [p.pod.start_time for p in initial_starts if p.pod.start_time is not None]
+    epoch = max(known, default=0.0)
+    for plan in initial_starts:
+        st = plan.pod.start_time
+        plan.pod.start_time = 0.0 if st is None else st - epoch
+    scen.pods.sort(key=lambda p: p.arrival)  # stable: input order among equal times
