@@ -1,0 +1,346 @@
+"""InterPodAffinity: required pod (anti-)affinity filter, preferred terms score.
+
+Follows upstream ``pkg/scheduler/framework/plugins/interpodaffinity`` (filtering.go,
+scoring.go, plugin.go):
+
+* PreFilter counts, per topology pair ``(topologyKey, value)``: existing pods whose
+  required anti-affinity terms match the incoming pod; existing pods matching *all* of
+  the incoming pod's required affinity terms; existing pods matching each of its required
+  anti-affinity terms. It returns Skip when the pod has no required terms and no existing
+  pod's anti-affinity matches it (the filter then never runs, nor do AddPod/RemovePod).
+* Filter, in upstream's order: affinity ("node(s) didn't match pod affinity rules",
+  UnschedulableAndUnresolvable — a node lacking a term's topology label also fails here),
+  the pod's anti-affinity ("node(s) didn't match pod anti-affinity rules", Unschedulable)
+  and existing pods' anti-affinity ("node(s) didn't satisfy existing pods anti-affinity
+  rules", Unschedulable). A pod matching its own affinity terms passes when no pod in the
+  cluster matches them (the first pod of a group).
+* Score sums, per topology pair, the weights of the incoming pod's preferred terms that
+  existing pods match (anti-affinity negative), plus existing pods' preferred terms and
+  required affinity terms (``hardPodAffinityWeight`` = 1) that the incoming pod matches.
+  Scores are min-max normalised to 0..100 over the feasible nodes.
+
+Namespace selectors: the incoming pod's terms are resolved against the namespaces'
+labels (``Cluster.namespace_labels``) as upstream merges them into the namespace list;
+existing pods' terms are matched with the incoming pod's namespace labels. Terminating
+pods count, as upstream (they are still in the node's pod list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubepreempt.api.objects import Node, Pod, PodAffinityTerm
+from kubepreempt.cluster import Cluster, NodeView
+from kubepreempt.scheduler.framework import (
+    MAX_NODE_SCORE,
+    Code,
+    CycleState,
+    FilterPlugin,
+    ScorePlugin,
+    Status,
+    unresolvable,
+    unschedulable,
+)
+
+NAME = "InterPodAffinity"
+ERR_AFFINITY = "node(s) didn't match pod affinity rules"
+ERR_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+ERR_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+HARD_POD_AFFINITY_WEIGHT = 1  # upstream InterPodAffinityArgs default
+
+_AFFINITY_FAIL = unresolvable(NAME, ERR_AFFINITY)
+_ANTI_FAIL = unschedulable(NAME, ERR_ANTI_AFFINITY)
+_EXISTING_ANTI_FAIL = unschedulable(NAME, ERR_EXISTING_ANTI_AFFINITY)
+_SKIP = Status(Code.SKIP, (), NAME)
+
+NsLabels = Callable[[str], Mapping[str, str]]
+Pair = tuple[str, str]
+
+
+def term_matches(term: PodAffinityTerm, pod: Pod, ns_labels: NsLabels) -> bool:
+    """Upstream ``AffinityTerm.Matches``: namespace (list or selector) and label selector.
+
+    A term without a label selector matches no pod; a namespace selector is checked
+    against the labels of ``pod``'s namespace.
+    """
+    selector = term.selector
+    if selector is None:
+        return False
+    if pod.namespace not in term.namespaces:
+        ns_sel = term.namespace_selector
+        if ns_sel is None or not ns_sel.matches(ns_labels(pod.namespace)):
+            return False
+    return selector.matches(pod.labels)
+
+
+def _matches_all(terms: tuple[PodAffinityTerm, ...], pod: Pod, ns_labels: NsLabels) -> bool:
+    """Upstream ``podMatchesAllAffinityTerms`` (False for no terms)."""
+    return bool(terms) and all(term_matches(t, pod, ns_labels) for t in terms)
+
+
+def _has_pod_terms(pod: Pod) -> bool:
+    aff = pod.affinity
+    return aff is not None and aff.has_pod_terms
+
+
+@dataclass(slots=True)
+class _AffinityIndex:
+    """Bound pods with pod (anti-)affinity terms, as (node index, pod).
+
+    Upstream's snapshot keeps ``PodsWithAffinity`` / ``PodsWithRequiredAntiAffinity``
+    per node; here they are rebuilt once per cluster generation (one scan of pods whose
+    ``affinity`` is set), so a pod-free-of-affinity cluster costs one pass per change.
+    """
+
+    generation: int = -1
+    with_affinity: list[tuple[int, Pod]] = field(default_factory=list)
+    with_required_anti: list[tuple[int, Pod]] = field(default_factory=list)
+
+    def refresh(self, cluster: Cluster) -> _AffinityIndex:
+        if self.generation != cluster.generation:
+            with_aff = [(i, p) for i, pods in enumerate(cluster.node_pods)
+                        for p in pods.values() if p.affinity is not None]
+            self.with_affinity = [(i, p) for i, p in with_aff if p.affinity.has_pod_terms]
+            self.with_required_anti = [(i, p) for i, p in self.with_affinity
+                                       if p.affinity.anti_required]
+            self.generation = cluster.generation
+        return self
+
+
+def affinity_index(cluster: Cluster) -> _AffinityIndex:
+    """The (refreshed) index of pods with affinity for ``cluster``."""
+    holder = cluster.node_cached((NAME, "index"), lambda c: _AffinityIndex())
+    return holder.refresh(cluster)
+
+
+class _Counts(dict):
+    """topologyPair -> count; entries reaching zero are deleted (upstream ``update``)."""
+
+    def bump(self, node: Node, key: str, delta: int) -> None:
+        value = node.labels.get(key)
+        if value is None:
+            return
+        pair = (key, value)
+        n = self.get(pair, 0) + delta
+        if n == 0:
+            self.pop(pair, None)
+        else:
+            self[pair] = n
+
+
+@dataclass(slots=True)
+class _FilterState:
+    """PreFilter result; cloned for what-if checks that add or remove pods."""
+
+    pod: Pod
+    ns_labels: NsLabels
+    pod_required: tuple[PodAffinityTerm, ...]
+    anti_required: tuple[PodAffinityTerm, ...]
+    self_match: bool  # the pod matches all its own required affinity terms
+    existing_anti: _Counts = field(default_factory=_Counts)
+    affinity: _Counts = field(default_factory=_Counts)
+    anti: _Counts = field(default_factory=_Counts)
+
+    def clone(self) -> _FilterState:
+        return _FilterState(self.pod, self.ns_labels, self.pod_required, self.anti_required,
+                            self.self_match, _Counts(self.existing_anti),
+                            _Counts(self.affinity), _Counts(self.anti))
+
+    def update_with_pod(self, other: Pod, node: Node, delta: int) -> None:
+        """Upstream ``preFilterState.updateWithPod``."""
+        aff = other.affinity
+        if aff is not None:
+            for t in aff.anti_required:
+                if term_matches(t, self.pod, self.ns_labels):
+                    self.existing_anti.bump(node, t.topology_key, delta)
+        if _matches_all(self.pod_required, other, self.ns_labels):
+            for t in self.pod_required:
+                self.affinity.bump(node, t.topology_key, delta)
+        for t in self.anti_required:
+            if term_matches(t, other, self.ns_labels):
+                self.anti.bump(node, t.topology_key, delta)
+
+    def check(self, labels: Mapping[str, str]) -> Status | None:
+        """Upstream ``Filter`` on a node with ``labels``."""
+        if self.pod_required:
+            pods_exist = True
+            for t in self.pod_required:
+                value = labels.get(t.topology_key)
+                if value is None:
+                    return _AFFINITY_FAIL  # all topology labels must exist on the node
+                if self.affinity.get((t.topology_key, value), 0) <= 0:
+                    pods_exist = False
+            # First pod of a self-affine group: allowed only when nothing matches anywhere.
+            if not pods_exist and not (not self.affinity and self.self_match):
+                return _AFFINITY_FAIL
+        if self.anti:
+            for t in self.anti_required:
+                value = labels.get(t.topology_key)
+                if value is not None and self.anti.get((t.topology_key, value), 0) > 0:
+                    return _ANTI_FAIL
+        if self.existing_anti:
+            counts = self.existing_anti
+            for pair in labels.items():
+                if counts.get(pair, 0) > 0:
+                    return _EXISTING_ANTI_FAIL
+        return None
+
+
+def _weighted(terms, weight_sign: int):
+    return [(t.term, t.weight * weight_sign) for t in terms]
+
+
+class InterPodAffinity(FilterPlugin, ScorePlugin):
+    """Upstream InterPodAffinity (PreFilter/Filter/AddPod/RemovePod, PreScore/Score)."""
+
+    name = NAME
+    weight = 2
+    score_key = NAME + "/score"
+
+    # ---- relevance ----------------------------------------------------------------------
+    def relevant(self, state: CycleState) -> bool:
+        """False when neither the pod nor any bound pod has pod (anti-)affinity terms."""
+        if _has_pod_terms(state.pod):
+            return True
+        return bool(affinity_index(state.cluster).with_affinity)
+
+    # ---- filtering ----------------------------------------------------------------------
+    def pre_filter(self, state: CycleState) -> Status | None:
+        pod, cluster = state.pod, state.cluster
+        ns_labels = cluster.namespace_labels
+        aff = pod.affinity
+        pod_required = aff.pod_required if aff is not None else ()
+        anti_required = aff.anti_required if aff is not None else ()
+        s = _FilterState(pod, ns_labels, pod_required, anti_required,
+                         _matches_all(pod_required, pod, ns_labels))
+        nodes = cluster.nodes
+        for i, existing in affinity_index(cluster).with_required_anti:
+            node = nodes[i]
+            for t in existing.affinity.anti_required:
+                if term_matches(t, pod, ns_labels):
+                    s.existing_anti.bump(node, t.topology_key, 1)
+        if pod_required or anti_required:
+            for i, pods in enumerate(cluster.node_pods):
+                if not pods:
+                    continue
+                node = nodes[i]
+                for existing in pods.values():
+                    if pod_required and _matches_all(pod_required, existing, ns_labels):
+                        for t in pod_required:
+                            s.affinity.bump(node, t.topology_key, 1)
+                    for t in anti_required:
+                        if term_matches(t, existing, ns_labels):
+                            s.anti.bump(node, t.topology_key, 1)
+        elif not s.existing_anti:
+            return _SKIP  # upstream: nothing can reject a node
+        state.data[NAME] = s
+        return None
+
+    def filter(self, state: CycleState, view: NodeView) -> Status | None:
+        s: _FilterState | None = state.data.get(NAME)
+        return None if s is None else s.check(view.node.labels)
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+        s: _FilterState | None = state.data.get(NAME)
+        if s is None:
+            return []
+        all_nodes = state.cluster.nodes
+        failures: dict[Status, list[int]] = {}
+        for i in nodes.tolist():
+            status = s.check(all_nodes[i].labels)
+            if status is not None:
+                failures.setdefault(status, []).append(i)
+        return [(np.array(ix, np.int64), st) for st, ix in failures.items()]
+
+    def add_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
+        s: _FilterState | None = state.data.get(NAME)
+        if s is not None:
+            s.update_with_pod(pod, view.node, 1)
+
+    def remove_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
+        s: _FilterState | None = state.data.get(NAME)
+        if s is not None:
+            s.update_with_pod(pod, view.node, -1)
+
+    # ---- scoring ------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
+        state.data[self.score_key] = topology_scores(state.pod, state.cluster)
+
+    def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
+        topo = state.data.get(self.score_key)
+        if topo is None:
+            topo = topology_scores(state.pod, state.cluster)
+        if not topo:  # upstream PreScore returns Skip: every node scores 0
+            return np.zeros(nodes.size, np.int64)
+        all_nodes = state.cluster.nodes
+        raw = np.fromiter((_node_score(topo, all_nodes[i].labels) for i in nodes.tolist()),
+                          np.int64, nodes.size)
+        return normalize(raw)
+
+
+def _node_score(topo: dict[str, dict[str, int]], labels: Mapping[str, str]) -> int:
+    total = 0
+    for key, values in topo.items():
+        value = labels.get(key)
+        if value is not None:
+            total += values.get(value, 0)
+    return total
+
+
+def topology_scores(pod: Pod, cluster: Cluster) -> dict[str, dict[str, int]]:
+    """Upstream PreScore: topologyKey -> value -> summed weights (empty means Skip)."""
+    ns_labels = cluster.namespace_labels
+    aff = pod.affinity
+    incoming: list[tuple[PodAffinityTerm, int]] = []
+    if aff is not None:
+        incoming = _weighted(aff.pod_preferred, 1) + _weighted(aff.anti_preferred, -1)
+    topo: dict[str, dict[str, int]] = {}
+
+    def add(node: Node, key: str, weight: int) -> None:
+        value = node.labels.get(key)
+        if value is not None:
+            values = topo.setdefault(key, {})
+            values[value] = values.get(value, 0) + weight
+
+    pods: Iterable[tuple[int, Pod]]
+    if incoming:  # the pod's preferred terms need every pod; otherwise pods with affinity
+        pods = ((i, p) for i, ps in enumerate(cluster.node_pods) for p in ps.values())
+    else:
+        pods = affinity_index(cluster).with_affinity
+    nodes = cluster.nodes
+    for i, existing in pods:
+        node = nodes[i]
+        if not node.labels:
+            continue
+        for term, weight in incoming:
+            if term_matches(term, existing, ns_labels):
+                add(node, term.topology_key, weight)
+        eaff = existing.affinity
+        if eaff is None:
+            continue
+        for term in eaff.pod_required:
+            if term_matches(term, pod, ns_labels):
+                add(node, term.topology_key, HARD_POD_AFFINITY_WEIGHT)
+        for wt in eaff.pod_preferred:
+            if term_matches(wt.term, pod, ns_labels):
+                add(node, wt.term.topology_key, wt.weight)
+        for wt in eaff.anti_preferred:
+            if term_matches(wt.term, pod, ns_labels):
+                add(node, wt.term.topology_key, -wt.weight)
+    return topo
+
+
+def normalize(raw: np.ndarray) -> np.ndarray:
+    """Upstream NormalizeScore: ``int(100 * (s - min) / (max - min))``, 0 when all equal."""
+    if raw.size == 0:
+        return raw.astype(np.int64)
+    lo, hi = int(raw.min()), int(raw.max())
+    diff = hi - lo
+    if diff <= 0:
+        return np.zeros(raw.size, np.int64)
+    # float64 as upstream: MaxNodeScore * (float(s - min) / float(diff)), truncated.
+    return np.fromiter((int(MAX_NODE_SCORE * (float(s - lo) / float(diff)))
+                        for s in raw.tolist()), np.int64, raw.size)
