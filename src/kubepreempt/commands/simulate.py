@@ -1,0 +1,132 @@
+"""``kubepreempt simulate``: play a scenario over time and report what happened."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.cli import print_json
+from kubepreempt.sim.engine import SimResult, simulate
+from kubepreempt.sim.scenario import load_scenario, parse_duration
+
+FilesArg = Annotated[list[str], typer.Argument(help="Scenario files, directories, or -.")]
+_STYLE = {"preempted": "red", "evicted": "red", "terminated": "dim", "bound": "green",
+          "nominated": "yellow", "nomination-cleared": "yellow", "unschedulable": "magenta",
+          "rejected": "red"}
+
+
+def _seconds(value: str | None, option: str) -> float | None:
+    if value is None:
+        return None
+    try:
+        return parse_duration(value)
+    except ValueError as exc:
+        raise InputError(f"{option}: {exc}") from None
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``simulate`` command."""
+
+    @app.command("simulate")
+    def simulate_cmd(
+        files: FilesArg,
+        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        report: Annotated[str | None, typer.Option(
+            "--report", help="Write a self-contained HTML report to this file.")] = None,
+        queue: Annotated[str, typer.Option(
+            "--queue", help="priority (activeQ heap + nominations) or fifo (pre-1.9).")]
+        = "priority",
+        seed: Annotated[int | None, typer.Option(
+            "--seed", help="Seed for Poisson arrivals (kubepreempt.io/rate).")] = None,
+        until: Annotated[str | None, typer.Option(
+            "--until", help="Stop at this simulated time (e.g. 2h); default: when idle.")]
+        = None,
+        latency: Annotated[str, typer.Option(
+            "--latency", help="Time each scheduling attempt takes (e.g. 50ms).")] = "0",
+        max_rows: Annotated[int, typer.Option(
+            "--max-rows", help="Timeline rows to print (0: all).")] = 200,
+    ) -> None:
+        """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
+        if output not in ("table", "json"):
+            raise typer.BadParameter("must be table or json", param_hint="-o")
+        if queue not in ("priority", "fifo"):
+            raise typer.BadParameter("must be priority or fifo", param_hint="--queue")
+        stop = _seconds(until, "--until")
+        lat = _seconds(latency, "--latency") or 0.0
+        scenario = load_scenario(files, seed)
+        result = _run(scenario, queue, lat, stop, show_progress=output == "table")
+        if report:
+            from kubepreempt.sim.report import write_report  # matplotlib only when asked
+
+            write_report(result, report)
+        if output == "json":
+            print_json(result.to_json())
+        else:
+            render(result, max_rows)
+            if report:
+                Console().print(f"Report written to {report}")
+
+
+def _run(scenario, queue: str, latency: float, until: float | None,
+         show_progress: bool) -> SimResult:
+    """Run, with a progress bar of simulated time once the run has taken over a second."""
+    horizon = until if until is not None else max(scenario.horizon, 1.0)
+    started = time.monotonic()
+    state: dict = {}
+
+    def progress(t: float) -> None:
+        bar = state.get("bar")
+        if bar is None:
+            if time.monotonic() - started < 1.0:
+                return
+            bar = Progress(TextColumn("simulated"), BarColumn(),
+                           TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
+                           transient=True, console=Console(stderr=True))
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task("sim", total=horizon)
+        bar.update(state["task"], completed=min(t, horizon))
+
+    try:
+        return simulate(scenario, queue=queue, latency=latency, until=until,
+                        progress=progress if show_progress else None)
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def _fmt(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def render(result: SimResult, max_rows: int) -> None:
+    """Timeline table, then the per-PriorityClass summary."""
+    console = Console()
+    events = result.events
+    shown = events if max_rows <= 0 else events[:max_rows]
+    table = Table("time (s)", "event", "pod", "node", "detail", title="Timeline")
+    for e in shown:
+        style = _STYLE.get(e.type, "")
+        table.add_row(f"{e.time:g}", f"[{style}]{e.type}[/]" if style else e.type, e.pod,
+                      e.node or "", e.detail)
+    console.print(table)
+    if len(shown) < len(events):
+        console.print(f"... {len(events) - len(shown)} more events (--max-rows 0 shows all, "
+                      "-o json gives them all)")
+    summary = Table("PriorityClass", "priority", "pods", "scheduled", "preempted", "pending",
+                    "mean pending (s)", "p95 pending (s)", "work lost (pod-s)",
+                    title="Summary per PriorityClass")
+    for name, c in result.metrics["classes"].items():
+        summary.add_row(name, str(c["priority"]), str(c["pods"]), str(c["scheduled"]),
+                        str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
+                        _fmt(c["p95Pending"]), f"{c['workLost']:.0f}")
+    console.print(summary)
+    u = result.metrics["utilization"]
+    console.print(f"Simulated {result.end:g} s: {result.processed} events, {result.attempts} "
+                  f"scheduling attempts; cpu utilisation mean {u['cpuMean'] * 100:.1f}%, peak "
+                  f"{u['cpuPeak'] * 100:.1f}%; memory mean {u['memoryMean'] * 100:.1f}%.")
