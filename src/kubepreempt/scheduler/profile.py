@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from kubepreempt.scheduler.framework import FilterPlugin, ScorePlugin
 from kubepreempt.scheduler.plugins.balanced_allocation import BalancedAllocation
 from kubepreempt.scheduler.plugins.image_locality import ImageLocality
+from kubepreempt.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kubepreempt.scheduler.plugins.node_affinity import NodeAffinity
 from kubepreempt.scheduler.plugins.node_name import NodeName
 from kubepreempt.scheduler.plugins.node_ports import NodePorts
 from kubepreempt.scheduler.plugins.node_resources import NodeResourcesFit
 from kubepreempt.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kubepreempt.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from kubepreempt.scheduler.plugins.taint_toleration import TaintToleration
 
 
@@ -48,5 +50,4 @@ def default_profile() -> Profile:
 
 def _cross_pod_plugins() -> list:
     """PodTopologySpread then InterPodAffinity (each both a filter and a scorer)."""
-    plugins: list = []
-    return plugins
+    return [PodTopologySpread(), InterPodAffinity()]
