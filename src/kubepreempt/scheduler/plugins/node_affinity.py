@@ -18,20 +18,14 @@ from kubepreempt.scheduler.framework import (
     default_normalize,
     unresolvable,
 )
+from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
 
 
 def matches_node(pod: Pod, node: Node) -> bool:
     """True when ``node`` satisfies the pod's nodeSelector and required node affinity."""
-    labels = node.labels
-    for key, val in pod.node_selector.items():
-        if labels.get(key) != val:
-            return False
-    aff = pod.affinity
-    if aff is not None and aff.node_required is not None:
-        return aff.node_required.matches(labels, node.name)
-    return True
+    return pod_matches_node_selector_and_affinity(pod, node)
 
 
 def _signature(pod: Pod):
