@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 from upstream_harness import (
     BAR,
-    FOO,
     OK,
     UNRES,
     UNSCHED,

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from builders import cluster_of
+
 from kubepreempt.api.objects import Pod
 from kubepreempt.cluster import Cluster
 from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, ScorePlugin, Status
