@@ -79,6 +79,13 @@ class Cluster:
     # priority -> (nodes, resources) requests of the bound pods of that priority; lets
     # preemption ask "would it fit without every lower-priority pod?" for all nodes at once.
     prio_requested: dict[int, np.ndarray] = field(default_factory=dict)
+    # Node indices whose pods changed, in order; incremental consumers (the scheduler's
+    # per-signature score cache) remember a position and recompute only those rows.
+    change_log: list[int] = field(default_factory=list)
+    change_epoch: int = 0  # bumped when the log is trimmed: positions become invalid
+    # Bound pods with pod (anti-)affinity terms: key -> node index, kept on bind/remove so
+    # InterPodAffinity need not scan every pod after each change.
+    pod_affinity_pods: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -165,7 +172,10 @@ class Cluster:
         self._prio_rows(pod.priority)[idx] += vec
         self.nonzero[idx, 0] += pod.nonzero_cpu
         self.nonzero[idx, 1] += pod.nonzero_memory
+        if pod.affinity is not None and pod.affinity.has_pod_terms:
+            self.pod_affinity_pods[pod.key] = idx
         self.generation += 1
+        self._log_change(idx)
 
     def remove(self, pod: Pod) -> None:
         """Remove a bound pod from its node (it terminated or was deleted)."""
@@ -178,7 +188,16 @@ class Cluster:
         self._prio_rows(pod.priority)[idx] -= vec
         self.nonzero[idx, 0] -= pod.nonzero_cpu
         self.nonzero[idx, 1] -= pod.nonzero_memory
+        self.pod_affinity_pods.pop(pod.key, None)
         self.generation += 1
+        self._log_change(idx)
+
+    def _log_change(self, idx: int) -> None:
+        log = self.change_log
+        if len(log) >= 1_000_000:  # bound memory on long simulations
+            log.clear()
+            self.change_epoch += 1
+        log.append(idx)
 
     def _prio_rows(self, priority: int) -> np.ndarray:
         rows = self.prio_requested.get(priority)

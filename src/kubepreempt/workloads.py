@@ -162,7 +162,7 @@ def run(cluster: Cluster, pods: Iterable[Pod], progress: Callable[[int], None] |
     preemption stays pending (upstream parks it in the unschedulable pool).
     """
     sched = Scheduler(cluster)
-    preemptor = Preemptor(sched, sample=sample, seed=0, now=now)
+    preemptor = Preemptor(sched, sample=sample, seed=0, now=now, materialize=False)
     stats = RunStats()
     names = [n.name for n in cluster.nodes]
     for count, pod in enumerate(pods, 1):
@@ -210,6 +210,9 @@ def schedule_one(sched: Scheduler, pod: Pod):
     if idx is not None and sched.filter_with_nominated(
             state, sched.cluster.node_view(idx), filters) is None:
         return idx, None  # the nominated node is tried first and taken if it passes
+    best = sched.fast_pick(pod, state, filters)
+    if best is not None:
+        return best, None
     outcome = sched.find_feasible(pod, state, filters)
     if outcome.feasible.size:
         best, _ = sched.select_host(state, outcome.feasible)

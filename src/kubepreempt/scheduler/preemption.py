@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from kubepreempt.api.objects import PREEMPT_NEVER, Pod, PodDisruptionBudget
-from kubepreempt.cluster import NodeView
+from kubepreempt.cluster import PODS, NodeView
 from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status, unresolvable
 from kubepreempt.scheduler.plugins.node_resources import insufficient, reasons_for
 from kubepreempt.scheduler.scheduler import (
+    NodeStatuses,
     Scheduler,
     add_to_view,
     fit_error_message,
@@ -83,7 +85,7 @@ class PreemptionResult:
     victims: list[Pod] = field(default_factory=list)
     pdb_violations: int = 0
     candidates: list[Candidate] = field(default_factory=list)
-    statuses: dict[int, Status] = field(default_factory=dict)
+    statuses: Mapping[int, Status] = field(default_factory=dict)
     decided_by: str = ""
     cleared_nominations: list[Pod] = field(default_factory=list)
 
@@ -155,8 +157,14 @@ class Preemptor:
 
     def __init__(self, scheduler: Scheduler, sample: bool = False, seed: int | None = None,
                  min_candidate_percentage: int = 10, min_candidate_absolute: int = 100,
-                 now: float | None = None) -> None:
+                 now: float | None = None, fast: bool = True,
+                 materialize: bool = True) -> None:
         self.scheduler = scheduler
+        # fast: vectorised victim search where only resources can fail (same answer).
+        # materialize: build every candidate (for --explain and ``decided_by`` over all);
+        # without it only the winner is built, which is what bulk replays need.
+        self.fast = fast
+        self.materialize = materialize
         self.sample = sample
         self.rng = random.Random(seed)
         self.min_pct = min_candidate_percentage
@@ -203,7 +211,7 @@ class Preemptor:
 
     # ---- the whole PostFilter ---------------------------------------------------------------
     def preempt(self, pod: Pod, state: CycleState, filters: list[FilterPlugin],
-                statuses: dict[int, Status]) -> PreemptionResult:
+                statuses: Mapping[int, Status]) -> PreemptionResult:
         """Decide preemption for ``pod`` given the filter statuses of its failed cycle."""
         scheduler = self.scheduler
         cluster = scheduler.cluster
@@ -213,17 +221,19 @@ class Preemptor:
         if not ok:
             return PreemptionResult(False, f"preemption: {msg}")
         n = len(cluster.nodes)
-        node_statuses: dict[int, Status] = {}
-        potential = []
-        for i in range(n):
-            st = statuses.get(i)
-            if st is None or st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                node_statuses[i] = unresolvable("DefaultPreemption", NOT_HELPFUL)
-            else:
-                potential.append(i)
-        if not potential:
+        node_statuses = NodeStatuses(n)
+        if isinstance(statuses, NodeStatuses):
+            potential = statuses.nodes_where(lambda st: not st.unresolvable)
+        else:
+            potential = np.array([i for i in range(n) if (st := statuses.get(i)) is not None
+                                  and not st.unresolvable], np.int64)
+        helpless = np.ones(n, bool)
+        helpless[potential] = False
+        node_statuses.set_many(np.flatnonzero(helpless), unresolvable("DefaultPreemption",
+                                                                      NOT_HELPFUL))
+        if not potential.size:
             return self._none(pod, n, node_statuses)
-        order = np.array(potential, np.int64)
+        order = potential
         limit = len(order)
         if self.sample:
             offset = self.rng.randrange(len(order))
@@ -231,18 +241,26 @@ class Preemptor:
             limit = max(len(order) * self.min_pct // 100, self.min_abs)
             limit = min(limit, len(order))
         order = self._prune(state, filters, order, node_statuses)
+        fast = FastVictims.compute(self, state, filters, order, now) if self.fast else None
         candidates: list[Candidate] = []
-        non_violating = 0
-        for i in order.tolist():
-            view = cluster.node_view(i)
-            victims, violations, status = self.select_victims(state, filters, view, now)
-            if status is not None:
-                node_statuses[i] = status
-                continue
-            candidates.append(Candidate(cluster.nodes[i].name, i, victims, violations))
-            non_violating += violations == 0
-            if self.sample and non_violating > 0 and len(candidates) >= limit:
-                break
+        if fast is not None and not self.sample and not self.materialize:
+            # Only the best fast candidate can win among them: pick_one_node is lexicographic.
+            best = fast.best()
+            if best is not None:
+                candidates.append(best)
+            exact = order[~fast.is_fast[order]]
+            for i in exact.tolist():
+                self._exact(state, filters, i, now, candidates, node_statuses)
+        else:
+            non_violating = 0
+            for i in order.tolist():
+                if fast is not None and fast.is_fast[i]:
+                    candidates.append(fast.candidate(int(fast.row[i])))
+                elif not self._exact(state, filters, i, now, candidates, node_statuses):
+                    continue
+                non_violating += candidates[-1].pdb_violations == 0
+                if self.sample and non_violating > 0 and len(candidates) >= limit:
+                    break
         if not candidates:
             return self._none(pod, n, node_statuses)
         best, step = pick_one_node(candidates, now)
@@ -251,43 +269,233 @@ class Preemptor:
         return PreemptionResult(True, "", best.node, best.victims, best.pdb_violations,
                                 candidates, node_statuses, step, cleared)
 
-    def _none(self, pod: Pod, n: int, node_statuses: dict[int, Status]) -> PreemptionResult:
+    def _exact(self, state: CycleState, filters: list[FilterPlugin], i: int, now: float,
+               candidates: list[Candidate], node_statuses: NodeStatuses) -> bool:
+        """The exact per-node victim search; appends a candidate and returns True if any."""
+        cluster = self.scheduler.cluster
+        victims, violations, status = self.select_victims(state, filters,
+                                                          cluster.node_view(i), now)
+        if status is not None:
+            node_statuses[i] = status
+            return False
+        candidates.append(Candidate(cluster.nodes[i].name, i, victims, violations))
+        return True
+
+    def _none(self, pod: Pod, n: int, node_statuses: NodeStatuses) -> PreemptionResult:
         return PreemptionResult(True, "preemption: " + fit_error_message(n, node_statuses),
                                 statuses=node_statuses)
 
     def _prune(self, state: CycleState, filters: list[FilterPlugin], order: np.ndarray,
-               node_statuses: dict[int, Status]) -> np.ndarray:
+               node_statuses: NodeStatuses) -> np.ndarray:
         """Drop nodes where resources cannot fit even without every lower-priority pod.
 
         Exact only when NodeResourcesFit is the first filter that could fail after the
         removal: so skipped when host ports matter, and nodes with nominated pods of
         higher-or-equal priority always get the full check.
         """
-        if any(f.name == "NodePorts" for f in filters):
+        if any(f.name == "NodePorts" for f in filters) or not order.size:
             return order
         cluster = self.scheduler.cluster
         pod = state.pod
-        free_req = cluster.requested[order] - cluster.requested_below(pod.priority)[order]
-        fail = insufficient(state, free_req, cluster.alloc[order])
-        bad = fail.any(axis=1)
-        if not bad.any():
+        below = cluster.requested_below(pod.priority)[order]
+        fail = insufficient(state, cluster.requested[order] - below, cluster.alloc[order])
+        drop = fail.any(axis=1)
+        if not drop.any():
             return order
-        nominee_nodes = {cluster.node_index[n] for n in
+        nominee_nodes = [cluster.node_index[n] for n in
                          self.scheduler.nominator.nodes_with_nominees(pod.priority, pod.key)
-                         if n in cluster.node_index}
-        keep = []
-        for pos, i in enumerate(order.tolist()):
-            if bad[pos] and i not in nominee_nodes:
-                lower = any(p.priority < pod.priority for p in cluster.node_pods[i].values())
-                if not lower:
-                    node_statuses[i] = unresolvable("DefaultPreemption", NO_VICTIMS)
-                else:
-                    node_statuses[i] = Status(Code.UNSCHEDULABLE,
-                                              reasons_for(cluster.resources, fail[pos]),
-                                              "NodeResourcesFit")
-            else:
-                keep.append(i)
-        return np.array(keep, np.int64)
+                         if n in cluster.node_index]
+        if nominee_nodes:
+            drop &= ~np.isin(order, np.array(nominee_nodes, np.int64))
+        no_lower = drop & (below[:, PODS] == 0)  # the pods column counts pods
+        node_statuses.set_many(order[no_lower], unresolvable("DefaultPreemption", NO_VICTIMS))
+        short = drop & ~no_lower
+        if short.any():
+            # One status per distinct failure pattern, as NodeResourcesFit.filter_nodes.
+            bad = fail[short]
+            codes = bad.astype(np.int64) @ (1 << np.arange(bad.shape[1], dtype=np.int64))
+            nodes = order[short]
+            for code in np.unique(codes).tolist():
+                pick = codes == code
+                reasons = reasons_for(cluster.resources, bad[np.argmax(pick)])
+                node_statuses.set_many(nodes[pick], Status(Code.UNSCHEDULABLE, reasons,
+                                                           "NodeResourcesFit"))
+        return order[~drop]
+
+
+# Filters whose verdict on a node does not depend on its pods: a candidate node passed
+# them in the failed cycle, and removing pods cannot change that.
+_POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
+                                      "NodeAffinity"})
+
+
+class PreemptionIndex:
+    """Each node's bound pods, most important first, as arrays; rebuilt per changed node.
+
+    Rows are ordered by (priority desc, start time asc with "not started" last, key), which
+    is the exact path's importance order whenever ``now`` is later than every start time
+    on the node (checked per decision). Rows are refreshed lazily from
+    ``Cluster.change_log``, so binds cost nothing until a preemption needs them.
+    """
+
+    def __init__(self, cluster) -> None:
+        self.cluster = cluster
+        n, r = len(cluster.nodes), cluster.alloc.shape[1]
+        self.width = 4
+        self.stamp = (cluster.change_epoch, r)
+        self.pos = len(cluster.change_log)
+        self.prio = np.zeros((n, self.width), np.int64)
+        self.start = np.zeros((n, self.width), np.float64)
+        self.req = np.zeros((n, self.width, r), np.int64)
+        self.count = np.zeros(n, np.int64)
+        self.pdb_hit = np.zeros(n, bool)
+        self.pods: list[list[Pod]] = [[] for _ in range(n)]
+        self.pdb_count = len(cluster.pdbs)
+        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
+        for i in range(n):
+            self._row(i)
+
+    @staticmethod
+    def of(cluster) -> PreemptionIndex:
+        """The cluster's index, brought up to date."""
+        index = cluster.node_cached(("preemption-index",), PreemptionIndex)
+        stamp = (cluster.change_epoch, cluster.alloc.shape[1])
+        if stamp != index.stamp or len(cluster.pdbs) != index.pdb_count:
+            index = PreemptionIndex(cluster)
+            cluster._node_cache[("preemption-index",)] = index
+        log = cluster.change_log
+        if index.pos != len(log):
+            for i in set(log[index.pos:]):
+                index._row(i)
+            index.pos = len(log)
+        return index
+
+    def _row(self, i: int) -> None:
+        cluster = self.cluster
+        inf = float("inf")
+        pods = sorted(cluster.node_pods[i].values(), key=lambda p: (
+            -p.priority, inf if p.start_time is None else p.start_time, p.key))
+        k = len(pods)
+        if k > self.width:
+            grow = max(k, 2 * self.width) - self.width
+            self.width += grow
+            self.prio = np.pad(self.prio, ((0, 0), (0, grow)))
+            self.start = np.pad(self.start, ((0, 0), (0, grow)))
+            self.req = np.pad(self.req, ((0, 0), (0, grow), (0, 0)))
+        self.pods[i] = pods
+        self.count[i] = k
+        self.prio[i, :] = 0
+        self.start[i, :] = 0.0
+        self.req[i] = 0
+        for j, p in enumerate(pods):
+            self.prio[i, j] = p.priority
+            self.start[i, j] = inf if p.start_time is None else p.start_time
+            self.req[i, j] = cluster.request_vector(p)
+        if cluster.pdbs:
+            self.pdb_hit[i] = any(_pdb_matches(pdb, p) for p in pods for pdb in cluster.pdbs)
+
+
+def _pdb_matches(pdb: PodDisruptionBudget, pod: Pod) -> bool:
+    """Whether ``split_by_pdb`` would consider ``pod`` covered by ``pdb`` at all."""
+    return (bool(pod.labels) and pdb.namespace == pod.namespace and pdb.selector is not None
+            and not pdb.selector.is_empty and pdb.selector.matches(pod.labels))
+
+
+@dataclass(slots=True)
+class FastVictims:
+    """Victims on many nodes at once, for nodes where only NodeResourcesFit can fail.
+
+    Conditions (else the node takes the exact path): every active filter is NodeResourcesFit
+    or pod-independent; no nominee counts on the node; no PDB covers any of its pods; every
+    start time on it is before ``now``; the pod fits once all lower-priority pods leave and
+    at least one of them must go. Then the exact path's reprieve loop reduces to: add back
+    the lower-priority pods most important first, keeping each that still fits — run here
+    for all nodes together, one column (the k-th pod of every node) at a time.
+    """
+
+    nodes: np.ndarray  # (m,) node indices
+    victim: np.ndarray  # (m, K) bool, columns in importance order
+    index: PreemptionIndex
+    now: float
+    is_fast: np.ndarray  # (nodes,) bool: this node's answer is here
+    row: np.ndarray  # (nodes,) its row in ``nodes``/``victim``
+
+    @staticmethod
+    def compute(preemptor: Preemptor, state: CycleState, filters: list[FilterPlugin],
+                order: np.ndarray, now: float) -> FastVictims | None:
+        names = {f.name for f in filters}
+        if "NodeResourcesFit" not in names or not names <= (_POD_INDEPENDENT_FILTERS
+                                                             | {"NodeResourcesFit"}):
+            return None
+        scheduler = preemptor.scheduler
+        cluster = scheduler.cluster
+        pod = state.pod
+        if not order.size:
+            return None
+        index = PreemptionIndex.of(cluster)
+        nodes = order
+        nominee = [cluster.node_index[n] for n in
+                   scheduler.nominator.nodes_with_nominees(pod.priority, pod.key)
+                   if n in cluster.node_index]
+        keep = ~index.pdb_hit[nodes]
+        if nominee:
+            keep &= ~np.isin(nodes, np.array(nominee, np.int64))
+        for plugin in filters:  # candidate nodes passed these already; cheap to confirm
+            if plugin.name in _POD_INDEPENDENT_FILTERS:
+                for bad, _st in plugin.filter_nodes(state, nodes):
+                    keep &= ~np.isin(nodes, bad)
+        prio = index.prio[nodes]
+        start = index.start[nodes]
+        width = prio.shape[1]
+        valid = (np.arange(width) < index.count[nodes][:, None]) & (prio < pod.priority)
+        real = np.where(valid & np.isfinite(start), start, -np.inf)
+        keep &= (real.max(axis=1) < now) & valid.any(axis=1)
+        nodes, prio, valid = nodes[keep], prio[keep], valid[keep]
+        if not nodes.size:
+            return None
+        alloc = cluster.alloc[nodes]
+        req = index.req[nodes]
+        # Requests without every lower-priority pod (prio_requested sums the same vectors).
+        base = cluster.requested[nodes] - cluster.requested_below(pod.priority)[nodes]
+        fits0 = ~insufficient(state, base, alloc).any(axis=1)
+        victim = np.zeros(valid.shape, bool)
+        for k in np.flatnonzero(valid.any(axis=0)).tolist():
+            cur = base + req[:, k, :]
+            fits = ~insufficient(state, cur, alloc).any(axis=1)
+            back = valid[:, k] & fits
+            base[back] = cur[back]
+            victim[:, k] = valid[:, k] & ~fits
+        keep = fits0 & victim.any(axis=1)
+        nodes, victim = nodes[keep], victim[keep]
+        if not nodes.size:
+            return None
+        is_fast = np.zeros(len(cluster.nodes), bool)
+        is_fast[nodes] = True
+        row = np.zeros(len(cluster.nodes), np.int64)
+        row[nodes] = np.arange(nodes.size)
+        return FastVictims(nodes, victim, index, now, is_fast, row)
+
+    def candidate(self, row: int) -> Candidate:
+        """The exact path's Candidate for one node."""
+        i = int(self.nodes[row])
+        pods = self.index.pods[i]
+        victims = [pods[k] for k in np.flatnonzero(self.victim[row]).tolist()]
+        return Candidate(self.index.cluster.nodes[i].name, i, victims, 0)
+
+    def best(self) -> Candidate | None:
+        """The candidate ``pick_one_node`` would pick among these nodes."""
+        index, nodes, victim = self.index, self.nodes, self.victim
+        prio = index.prio[nodes]
+        highest = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
+        psum = np.where(victim, prio + _INT32_OFFSET, 0).sum(axis=1)
+        count = victim.sum(axis=1)
+        start = np.where(np.isfinite(index.start[nodes]), index.start[nodes], self.now)
+        top = victim & (prio == highest[:, None])
+        earliest = np.where(top, start, np.inf).min(axis=1)
+        # Fewest violations (all 0 here), lowest highest priority, smallest sum, fewest
+        # victims, latest earliest start, first name: lexsort's last key is the primary.
+        row = np.lexsort((index.names[nodes], -earliest, count, psum, highest))[0]
+        return self.candidate(int(row))
 
 
 def pick_one_node(candidates: list[Candidate], now: float) -> tuple[Candidate, str]:

@@ -8,7 +8,9 @@ whose name sorts first (upstream picks randomly among them).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,25 +21,98 @@ from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.profile import Profile, default_profile
 
 
+class NodeStatuses(MutableMapping[int, Status]):
+    """Node index -> Status, stored as one small code per node.
+
+    Thousands of nodes usually share a handful of distinct statuses; assigning a status to
+    an array of nodes is one numpy store instead of a Python loop, and counting reasons for
+    the fit-error message is one ``bincount``.
+    """
+
+    __slots__ = ("_codes", "_table", "_ids")
+
+    def __init__(self, num_nodes: int) -> None:
+        self._codes = np.full(num_nodes, -1, np.int32)
+        self._table: list[Status] = []
+        self._ids: dict[Status, int] = {}
+
+    def _id(self, status: Status) -> int:
+        code = self._ids.get(status)
+        if code is None:
+            code = self._ids[status] = len(self._table)
+            self._table.append(status)
+        return code
+
+    def set_many(self, nodes: np.ndarray, status: Status) -> None:
+        """Give every node in ``nodes`` the same status."""
+        self._codes[nodes] = self._id(status)
+
+    def _code(self, key: Any) -> int:
+        if isinstance(key, int | np.integer) and 0 <= key < self._codes.shape[0]:
+            return int(self._codes[key])
+        return -1
+
+    def __getitem__(self, key: int) -> Status:
+        code = self._code(key)
+        if code < 0:
+            raise KeyError(key)
+        return self._table[code]
+
+    def __contains__(self, key: object) -> bool:
+        return self._code(key) >= 0
+
+    def __setitem__(self, key: int, status: Status) -> None:
+        self._codes[key] = self._id(status)
+
+    def __delitem__(self, key: int) -> None:
+        if self._code(key) < 0:
+            raise KeyError(key)
+        self._codes[key] = -1
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(np.flatnonzero(self._codes >= 0).tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self._codes >= 0))
+
+    def counts(self) -> list[tuple[Status, int]]:
+        """Each distinct status with how many nodes have it."""
+        codes = self._codes[self._codes >= 0]
+        if not codes.size:
+            return []
+        per = np.bincount(codes, minlength=len(self._table))
+        return [(st, int(n)) for st, n in zip(self._table, per.tolist(), strict=True) if n]
+
+    def nodes_where(self, predicate) -> np.ndarray:
+        """Sorted indices of the nodes whose status satisfies ``predicate``."""
+        good = np.array([bool(predicate(st)) for st in self._table] + [False], bool)
+        return np.flatnonzero(good[self._codes])  # code -1 picks the trailing False
+
+
 @dataclass(slots=True)
 class FilterOutcome:
     """Feasible node indices and, for every other node, the status that rejected it."""
 
     feasible: np.ndarray
-    statuses: dict[int, Status] = field(default_factory=dict)
+    statuses: MutableMapping[int, Status] = field(default_factory=dict)
     prefilter: Status | None = None
 
 
-def fit_error_message(num_nodes: int, statuses: dict[int, Status] | list[Status],
+def fit_error_message(num_nodes: int, statuses: Mapping[int, Status] | list[Status],
                       prefilter: Status | None = None) -> str:
     """Upstream ``FitError.Error()``: "0/N nodes are available: <count reason>, ...."."""
     msg = f"0/{num_nodes} nodes are available"
     if prefilter is not None:
         return f"{msg}: {prefilter.message()}."
     counts: Counter[str] = Counter()
-    for status in (statuses.values() if isinstance(statuses, dict) else statuses):
+    if isinstance(statuses, NodeStatuses):
+        pairs = statuses.counts()
+    else:
+        values = statuses.values() if isinstance(statuses, Mapping) else statuses
+        pairs = [(st, 1) for st in values]
+    for status, n in pairs:
         for reason in status.reasons:
-            counts[reason] += 1
+            counts[reason] += n
     parts = sorted(f"{n} {reason}" for reason, n in counts.items())
     return f"{msg}: {', '.join(parts)}." if parts else f"{msg}."
 
@@ -51,6 +126,7 @@ class Scheduler:
         self.profile = profile or default_profile()
         self.nominator = nominator if nominator is not None else Nominator.from_pending(
             cluster.pending.values(), cluster.node_index)
+        self._fast_cache: dict[tuple, _Cached] = {}
 
     # ---- cycle state ----------------------------------------------------------------------
     def new_state(self, pod: Pod) -> tuple[CycleState, Status | None, list[FilterPlugin]]:
@@ -107,24 +183,30 @@ class Scheduler:
         if state is None:
             state, prefilter, filters = self.new_state(pod)
             if prefilter is not None:
-                statuses = dict.fromkeys(range(len(self.cluster.nodes)), prefilter)
+                statuses = NodeStatuses(len(self.cluster.nodes))
+                statuses.set_many(np.arange(len(self.cluster.nodes)), prefilter)
                 return FilterOutcome(np.zeros(0, np.int64), statuses, prefilter)
         assert filters is not None
         cluster = self.cluster
-        remaining = np.arange(len(cluster.nodes), dtype=np.int64)
-        statuses: dict[int, Status] = {}
+        n = len(cluster.nodes)
+        remaining = np.arange(n, dtype=np.int64)
+        statuses = NodeStatuses(n)
         special = sorted(cluster.node_index[n] for n in
                          self.nominator.nodes_with_nominees(pod.priority, pod.key)
                          if n in cluster.node_index)
+        alive = np.ones(n, bool)
         if special:
-            remaining = np.setdiff1d(remaining, np.array(special, np.int64))
+            alive[special] = False
+            remaining = np.flatnonzero(alive)
         for plugin in filters:
             if remaining.size == 0:
                 break
-            for bad, status in plugin.filter_nodes(state, remaining):
-                for i in bad.tolist():
-                    statuses[i] = status
-                remaining = np.setdiff1d(remaining, bad, assume_unique=True)
+            failed = plugin.filter_nodes(state, remaining)
+            if failed:
+                for bad, status in failed:
+                    statuses.set_many(bad, status)
+                    alive[bad] = False
+                remaining = np.flatnonzero(alive)
         passed = [remaining]
         for i in special:
             status = self.filter_with_nominated(state, cluster.node_view(i), filters)
@@ -155,6 +237,103 @@ class Scheduler:
         for part in scores.values():
             total += part
         return int(feasible[int(np.argmax(total))]), scores
+
+
+    # ---- the incremental fast path ----------------------------------------------------------
+    def fast_pick(self, pod: Pod, state: CycleState, filters: list[FilterPlugin]) -> int | None:
+        """The node ``find_feasible`` + ``select_host`` would pick, from a per-signature cache.
+
+        Applies when every active filter is *node-local* (a node's verdict depends only on
+        that node and the pod's scheduling signature: plugins declare ``node_local``) and no
+        node holds a nominee that counts for this pod. The cache keeps, per signature, the
+        summed node-local scores of every node (``node_local_score``; minimum int64 where
+        infeasible) and recomputes only the nodes whose pods changed since
+        (``Cluster.change_log``) with the plugins' own code; other scorers run as usual on
+        the feasible nodes, so the pick is the same. Returns ``None`` when the full path
+        must run (including when no node is feasible: preemption needs every status).
+        """
+        cluster = self.cluster
+        if not all(getattr(f, "node_local", False) for f in filters):
+            return None
+        scorers, others = [], []
+        for s in self.profile.scorers:
+            if s.score_relevant(state):
+                local = getattr(s, "node_local_score", None)
+                (scorers if local is not None and local(state) else others).append(s)
+        if self.nominator.nodes_with_nominees(pod.priority, pod.key):
+            return None
+        try:
+            key = (state.request.tobytes(), pod.nonzero_cpu, pod.nonzero_memory,
+                   pod.tolerations, tuple(pod.node_selector.items()), pod.affinity,
+                   pod.node_name, pod.host_ports, tuple(f.name for f in filters),
+                   tuple(s.name for s in scorers), tuple(s.name for s in others))
+            entry = self._fast_cache.get(key)
+        except TypeError:  # an unhashable field: no caching for this pod
+            return None
+        n = len(cluster.nodes)
+        stamp = (cluster.node_generation, cluster.change_epoch, n, cluster.alloc.shape[1])
+        if entry is None or entry.stamp != stamp:
+            if len(self._fast_cache) >= 256:
+                self._fast_cache.clear()
+            entry = self._fast_cache[key] = _Cached(np.empty(n, np.int64), stamp, 0)
+            rows = np.arange(n, dtype=np.int64)
+        else:
+            log = cluster.change_log
+            rows = (None if entry.pos == len(log)
+                    else np.unique(np.array(log[entry.pos:], np.int64)))
+        if rows is not None:
+            entry.pos = len(cluster.change_log)
+            entry.total[rows] = self._local_totals(state, filters, scorers, rows)
+        total = entry.total
+        if others:
+            # Scores normalised over the feasible nodes are computed afresh, over exactly
+            # the nodes select_host would score.
+            feasible = np.flatnonzero(total != _INFEASIBLE)
+            if feasible.size <= 1:
+                return int(feasible[0]) if feasible.size else None
+            total = np.full(n, _INFEASIBLE, np.int64)
+            part = entry.total[feasible].copy()
+            for plugin in others:
+                plugin.pre_score(state, feasible)
+                part += plugin.score(state, feasible) * plugin.weight
+            total[feasible] = part
+        best = int(np.argmax(total))
+        return best if total[best] != _INFEASIBLE else None
+
+    @staticmethod
+    def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list,
+                      rows: np.ndarray) -> np.ndarray:
+        """Weighted score sums for ``rows`` (``_INFEASIBLE`` where a filter rejects)."""
+        alive = np.ones(rows.size, bool)
+        remaining = rows
+        for plugin in filters:
+            if remaining.size == 0:
+                break
+            failed = plugin.filter_nodes(state, remaining)
+            if failed:
+                for bad, _status in failed:
+                    alive[np.searchsorted(rows, bad)] = False
+                remaining = rows[alive]
+        out = np.full(rows.size, _INFEASIBLE, np.int64)
+        if remaining.size:
+            total = np.zeros(remaining.size, np.int64)
+            for plugin in scorers:
+                plugin.pre_score(state, remaining)
+                total += plugin.score(state, remaining) * plugin.weight
+            out[alive] = total
+        return out
+
+
+_INFEASIBLE = np.iinfo(np.int64).min
+
+
+@dataclass(slots=True)
+class _Cached:
+    """One signature's per-node totals and the change-log position they reflect."""
+
+    total: np.ndarray
+    stamp: tuple
+    pos: int
 
 
 def add_to_view(state: CycleState, view: NodeView, pod: Pod,

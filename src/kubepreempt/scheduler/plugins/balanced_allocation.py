@@ -19,6 +19,10 @@ class BalancedAllocation(ScorePlugin):
     name = "NodeResourcesBalancedAllocation"
     weight = 1
 
+    def node_local_score(self, state: CycleState) -> bool:
+        """Per-node, not normalised across nodes (the scheduler's score cache)."""
+        return True
+
     def relevant(self, state: CycleState) -> bool:
         req = state.pod.requests
         return req.get("cpu", 0) > 0 or req.get("memory", 0) > 0

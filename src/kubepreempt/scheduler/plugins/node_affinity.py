@@ -38,6 +38,8 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
 
     name = "NodeAffinity"
     weight = 2
+    # The verdict for a node depends only on that node (the scheduler's score cache).
+    node_local = True
 
     def relevant(self, state: CycleState) -> bool:
         pod = state.pod

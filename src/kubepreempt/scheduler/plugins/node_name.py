@@ -12,6 +12,8 @@ class NodeName(FilterPlugin):
     """Filter: UnschedulableAndUnresolvable unless the node is ``spec.nodeName``."""
 
     name = "NodeName"
+    # The verdict for a node depends only on that node (the scheduler's score cache).
+    node_local = True
 
     def relevant(self, state: CycleState) -> bool:
         return bool(state.pod.node_name)

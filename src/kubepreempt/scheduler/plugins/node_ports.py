@@ -22,6 +22,8 @@ class NodePorts(FilterPlugin):
     """Filter on host-port conflicts with pods already on the node."""
 
     name = "NodePorts"
+    # The verdict depends only on the pods of that node (the scheduler's score cache).
+    node_local = True
 
     def relevant(self, state: CycleState) -> bool:
         return bool(state.pod.host_ports)

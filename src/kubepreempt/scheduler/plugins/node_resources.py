@@ -49,6 +49,11 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
 
     name = "NodeResourcesFit"
     weight = 1
+    # Fit and LeastAllocated of a node depend only on that node (the score cache).
+    node_local = True
+
+    def node_local_score(self, state: CycleState) -> bool:
+        return True
 
     def filter(self, state: CycleState, view: NodeView) -> Status | None:
         cluster = state.cluster

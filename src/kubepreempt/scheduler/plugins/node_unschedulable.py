@@ -20,6 +20,8 @@ class NodeUnschedulable(FilterPlugin):
     """Filter: UnschedulableAndUnresolvable on cordoned nodes unless tolerated."""
 
     name = "NodeUnschedulable"
+    # The verdict for a node depends only on that node (the scheduler's score cache).
+    node_local = True
 
     def relevant(self, state: CycleState) -> bool:
         return not tolerates_all(state.pod.tolerations, _UNSCHEDULABLE_TAINT)

@@ -32,6 +32,18 @@ class TaintToleration(FilterPlugin, ScorePlugin):
 
     name = "TaintToleration"
     weight = 3
+    # The verdict for a node depends only on that node (the scheduler's score cache).
+    node_local = True
+
+    def node_local_score(self, state: CycleState) -> bool:
+        """True when no node has an untolerated PreferNoSchedule taint: every score is 100.
+
+        Otherwise the normalisation over the feasible nodes ties nodes together.
+        """
+        tolerations = _prefer_tolerations(state)
+        counts = state.cluster_cache(("prefer-taints", tolerations),
+                                     lambda c: _prefer_counts(c, tolerations))
+        return not counts.any()
 
     def filter(self, state: CycleState, view: NodeView) -> Status | None:
         if _untolerated(view.node.taints, state.pod.tolerations):
@@ -46,14 +58,19 @@ class TaintToleration(FilterPlugin, ScorePlugin):
         return [(bad, unresolvable(self.name, ERR_REASON))] if bad.size else []
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
-        tolerations = tuple(t for t in state.pod.tolerations
-                            if t.effect in ("", PREFER_NO_SCHEDULE))
-
-        def count(c) -> np.ndarray:
-            return np.fromiter(
-                (sum(1 for t in n.taints if t.effect == PREFER_NO_SCHEDULE
-                     and not tolerates_all(tolerations, t)) for n in c.nodes),
-                np.int64, len(c.nodes))
-
-        raw = state.cluster_cache(("prefer-taints", tolerations), count)[nodes]
+        tolerations = _prefer_tolerations(state)
+        raw = state.cluster_cache(("prefer-taints", tolerations),
+                                  lambda c: _prefer_counts(c, tolerations))[nodes]
         return default_normalize(raw, reverse=True)
+
+
+def _prefer_tolerations(state: CycleState) -> tuple:
+    return tuple(t for t in state.pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
+
+
+def _prefer_counts(cluster, tolerations) -> np.ndarray:
+    """Per node: untolerated PreferNoSchedule taints."""
+    return np.fromiter(
+        (sum(1 for t in n.taints if t.effect == PREFER_NO_SCHEDULE
+             and not tolerates_all(tolerations, t)) for n in cluster.nodes),
+        np.int64, len(cluster.nodes))
