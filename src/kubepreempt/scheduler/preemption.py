@@ -259,6 +259,13 @@ class Preemptor:
                 elif not self._exact(state, filters, i, now, candidates, node_statuses):
                     continue
                 non_violating += candidates[-1].pdb_violations == 0
+                # Upstream's DryRunPreemption keeps at most numCandidates PDB-violating
+                # candidates (its candidateList drops the rest); upstream case "preemption
+                # looks past numCandidates until a non-PDB violating node is found".
+                if self.sample and candidates[-1].pdb_violations \
+                        and len(candidates) - non_violating > limit:
+                    candidates.pop()
+                    continue
                 if self.sample and non_violating > 0 and len(candidates) >= limit:
                     break
         if not candidates:
