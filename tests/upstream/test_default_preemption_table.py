@@ -52,7 +52,7 @@ Skipped upstream cases (Go plumbing, not scheduling decisions)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -245,7 +245,8 @@ def test_post_filter_no_candidates_mixed_reasons_unresolvable_and_no_cpu() -> No
 
 
 # ---- TestDryRunPreemption --------------------------------------------------------------------
-def _dry_run(node_specs: list[str], pods: list[dict[str, Any]], pdbs: list[dict[str, Any]] = (),
+def _dry_run(node_specs: list[str], pods: list[dict[str, Any]],
+             pdbs: Sequence[dict[str, Any]] = (),
              pod_key: str = "default/p") -> dict[str, tuple[list[str], int]]:
     c = cluster_of(*[unode(n) for n in node_specs], *pods, *pdbs)
     return candidates_of(post_filter(c, pod_key))
