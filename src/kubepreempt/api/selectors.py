@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,15 @@ _NODE_OPS = _SET_OPS | {"Gt", "Lt"}
 
 class SelectorError(ValueError):
     """A selector that the API server would reject."""
+
+
+# apimachinery ``validation.IsValidLabelValue``: at most 63 characters of this form.
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def is_valid_label_value(value: str) -> bool:
+    """True when ``value`` is a valid label value (empty included)."""
+    return len(value) <= 63 and _LABEL_VALUE.fullmatch(value) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +124,16 @@ class NodeSelectorTerm:
 
     match_expressions: tuple[Requirement, ...] = ()
     match_fields: tuple[Requirement, ...] = ()
+    # Upstream builds a labels.Selector from matchExpressions (labels.NewRequirement
+    # validates In/NotIn values as label values); on error the term matches no node. The
+    # API server does not validate those values, so such pods exist. Upstream case:
+    # node_affinity_test.go "Pod with an invalid value in Affinity term won't be scheduled
+    # onto the node".
+    unparsable: bool = False
 
     def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
         """A term with no requirements at all matches no node, as upstream."""
-        if not self.match_expressions and not self.match_fields:
+        if self.unparsable or (not self.match_expressions and not self.match_fields):
             return False
         if not all(r.matches(labels) for r in self.match_expressions):
             return False
@@ -138,7 +154,9 @@ class NodeSelectorTerm:
             if req.key != "metadata.name" or req.operator not in ("In", "NotIn"):
                 raise SelectorError("matchFields supports only metadata.name with In/NotIn")
             fields.append(req)
-        return NodeSelectorTerm(exprs, tuple(fields))
+        unparsable = any(not is_valid_label_value(v) for e in exprs
+                         if e.operator in ("In", "NotIn") for v in e.values)
+        return NodeSelectorTerm(exprs, tuple(fields), unparsable)
 
 
 @dataclass(frozen=True, slots=True)
