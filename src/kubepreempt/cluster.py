@@ -174,6 +174,8 @@ class Cluster:
         self.nonzero[idx, 1] += pod.nonzero_memory
         if pod.affinity is not None and pod.affinity.has_pod_terms:
             self.pod_affinity_pods[pod.key] = idx
+        elif self.pod_affinity_pods:  # a re-bound key may have lost its terms
+            self.pod_affinity_pods.pop(pod.key, None)
         self.generation += 1
         self._log_change(idx)
 

@@ -91,8 +91,10 @@ class _AffinityIndex:
     """Bound pods with pod (anti-)affinity terms, as (node index, pod).
 
     Upstream's snapshot keeps ``PodsWithAffinity`` / ``PodsWithRequiredAntiAffinity``
-    per node; here they are rebuilt once per cluster generation (one scan of pods whose
-    ``affinity`` is set), so a pod-free-of-affinity cluster costs one pass per change.
+    per node. Here they come from ``Cluster.pod_affinity_pods`` (kept on bind/remove), so
+    a refresh after a change costs O(pods with terms), not a scan of every bound pod (that
+    scan after every bind made SchedulingBasic quadratic). Order is bind order; every
+    consumer sums counts or weights, so order never changes a result.
     """
 
     generation: int = -1
@@ -101,11 +103,14 @@ class _AffinityIndex:
 
     def refresh(self, cluster: Cluster) -> _AffinityIndex:
         if self.generation != cluster.generation:
-            with_aff = [(i, p) for i, pods in enumerate(cluster.node_pods)
-                        for p in pods.values() if p.affinity is not None]
-            self.with_affinity = [(i, p) for i, p in with_aff if p.affinity.has_pod_terms]
-            self.with_required_anti = [(i, p) for i, p in self.with_affinity
-                                       if p.affinity.anti_required]
+            keyed = cluster.pod_affinity_pods
+            if keyed:
+                node_pods = cluster.node_pods
+                self.with_affinity = [(i, node_pods[i][key]) for key, i in keyed.items()]
+                self.with_required_anti = [(i, p) for i, p in self.with_affinity
+                                           if p.affinity.anti_required]
+            elif self.with_affinity:
+                self.with_affinity, self.with_required_anti = [], []
             self.generation = cluster.generation
         return self
 
@@ -203,9 +208,7 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
     # ---- relevance ----------------------------------------------------------------------
     def relevant(self, state: CycleState) -> bool:
         """False when neither the pod nor any bound pod has pod (anti-)affinity terms."""
-        if _has_pod_terms(state.pod):
-            return True
-        return bool(affinity_index(state.cluster).with_affinity)
+        return _has_pod_terms(state.pod) or bool(state.cluster.pod_affinity_pods)
 
     # ---- filtering ----------------------------------------------------------------------
     def pre_filter(self, state: CycleState) -> Status | None:
