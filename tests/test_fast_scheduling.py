@@ -9,6 +9,8 @@ from plugins.test_inter_pod_affinity import In, make_cluster, make_node, make_po
 from kubepreempt.api.objects import Pod
 from kubepreempt.cluster import Cluster
 from kubepreempt.scheduler.plugins.inter_pod_affinity import affinity_index
+from kubepreempt.scheduler.profile import default_profile
+from kubepreempt.scheduler.scheduler import Scheduler
 
 ZONES = ("z1", "z2")
 APPS = ("a", "b")
@@ -30,9 +32,15 @@ def random_pod(draw, name: str) -> Pod:
     app = draw(st.sampled_from(APPS))
     kind = draw(st.sampled_from(["none", "none", "req", "anti", "pref", "anti_pref"]))
     other = draw(st.sampled_from(APPS))
-    t = term(In("app", other), topo=draw(st.sampled_from(["zone", "kubernetes.io/hostname"])))
+    topo = draw(st.sampled_from(["zone", "kubernetes.io/hostname"]))
+    t = term(In("app", other), topo=topo)
     terms = {"req": {"req": [t]}, "anti": {"anti": [t]}, "pref": {"pref": [weighted(5, t)]},
              "anti_pref": {"anti_pref": [weighted(3, t)]}}.get(kind, {})
+    when = draw(st.sampled_from([None, None, "ScheduleAnyway", "DoNotSchedule"]))
+    if when is not None:
+        terms["spread"] = [{"maxSkew": draw(st.integers(1, 2)), "topologyKey": topo,
+                            "whenUnsatisfiable": when,
+                            "labelSelector": {"matchLabels": {"app": other}}}]
     return make_pod(name, labels={"app": app}, **terms)
 
 
@@ -42,6 +50,8 @@ def histories(draw):
     n = draw(st.integers(1, 4))
     nodes = [make_node(f"n{i}", {"zone": draw(st.sampled_from(ZONES)),
                                   "kubernetes.io/hostname": f"n{i}"}) for i in range(n)]
+    for node in nodes:
+        node.allocatable = {"cpu": 4000, "memory": 2**33, "pods": draw(st.integers(2, 8))}
     steps = []
     for j in range(draw(st.integers(0, 12))):
         if draw(st.booleans()) or not steps:
@@ -68,3 +78,58 @@ def test_affinity_index_matches_full_scan(history) -> None:
         got = (sorted((i, p.key) for i, p in index.with_affinity),
                sorted((i, p.key) for i, p in index.with_required_anti))
         assert got == full_scan(cluster)
+
+
+def always_scored(sched: Scheduler) -> Scheduler:
+    """``sched``'s twin whose cross-pod scorers never declare themselves irrelevant."""
+    twin = Scheduler(sched.cluster, default_profile(), sched.nominator)
+    for plugin in twin.profile.scorers:
+        if plugin.name in ("InterPodAffinity", "PodTopologySpread"):
+            plugin.score_relevant = lambda state: True
+    return twin
+
+
+def pick(sched: Scheduler, pod: Pod) -> tuple:
+    """(fast_pick's node, select_host's node, score parts) for ``pod``."""
+    state, prefilter, filters = sched.new_state(pod)
+    if prefilter is not None:
+        return (None, None, {})
+    fast = sched.fast_pick(pod, state, filters)
+    feasible = sched.find_feasible(pod, state, filters).feasible
+    if not feasible.size:
+        return (fast, None, {})
+    best, scores = sched.select_host(state, feasible)
+    return (fast, best, {k: v.tolist() for k, v in scores.items()})
+
+
+@settings(max_examples=200, deadline=None)
+@given(histories(), random_pod("incoming"))
+def test_skipped_cross_pod_scores_change_no_pick(history, incoming) -> None:
+    nodes, steps = history
+    cluster = make_cluster(nodes)
+    sched = Scheduler(cluster)
+    twin = always_scored(sched)
+    bound: list[Pod] = []
+    for step in steps:  # both caches see every change as it happens, as in a workload
+        if step[0] == "bind":
+            _, pod, idx = step
+            compare(pick(sched, pod), pick(twin, pod))
+            cluster.bind(pod, nodes[idx].name)
+            bound.append(pod)
+        elif bound:
+            cluster.remove(bound.pop(step[1] % len(bound)))
+    cluster.add_pending(incoming)
+    compare(pick(sched, incoming), pick(twin, incoming))
+
+
+def compare(got: tuple, want: tuple) -> None:
+    """Same picks; a scorer left out only where it would have scored every node 0."""
+    fast, best, scores = got
+    assert (fast, best) == want[:2]
+    if best is not None and fast is not None:
+        assert fast == best
+    for name, part in want[2].items():
+        if name in scores:
+            assert scores[name] == part
+        else:
+            assert set(part) == {0}

@@ -210,6 +210,18 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
         """False when neither the pod nor any bound pod has pod (anti-)affinity terms."""
         return _has_pod_terms(state.pod) or bool(state.cluster.pod_affinity_pods)
 
+    def score_relevant(self, state: CycleState) -> bool:
+        """False when PreScore would Skip (every node 0): the pod has no preferred terms
+        and no bound pod has pod (anti-)affinity terms.
+
+        Upstream skips the plugin then, so it gets no score entry (``--explain`` omits it)
+        and the per-signature cache need not re-run it over the feasible nodes per pod.
+        """
+        aff = state.pod.affinity
+        if aff is not None and (aff.pod_preferred or aff.anti_preferred):
+            return True
+        return bool(state.cluster.pod_affinity_pods)
+
     # ---- filtering ----------------------------------------------------------------------
     def pre_filter(self, state: CycleState) -> Status | None:
         pod, cluster = state.pod, state.cluster

@@ -255,6 +255,11 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
         """Only pods with their own constraints (system defaults are not modelled)."""
         return bool(state.pod.spread)
 
+    def score_relevant(self, state: CycleState) -> bool:
+        """False without ScheduleAnyway constraints: upstream PreScore Skips (every node 0),
+        so no score entry (``--explain`` omits it) and no per-pod pass over feasible nodes."""
+        return any(c.when_unsatisfiable == SCHEDULE_ANYWAY for c in state.pod.spread)
+
     # ---- filtering ----------------------------------------------------------------------
     def pre_filter(self, state: CycleState) -> Status | None:
         s = pre_filter_state(state.pod, state.cluster)
