@@ -20,11 +20,11 @@ from typing import Any
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
 from kubepreempt.cluster import CPU, MEMORY, _pdb_disruptions_allowed
-from kubepreempt.decide import PREEMPT, SCHEDULED, schedule
 from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
+from kubepreempt.sim.decision import attempt
 from kubepreempt.sim.metrics import Event, PodRecord, Series
 from kubepreempt.sim.queue import FIFO, PRIORITY, QueuedPod, SchedulingQueue
 from kubepreempt.sim.scenario import PodPlan, Scenario
@@ -396,25 +396,26 @@ class Simulator:
             self._failed(q, "as its template's previous pod")
             return
         self._refresh_pdbs()
-        d = schedule(self.cluster, pod, scheduler=self.sched, now=t)
-        if d.result == SCHEDULED:
+        d = attempt(self.sched, pod, t, explain=self.keep_timeline)
+        pre = d.preemption
+        if pre is None:
+            assert d.node is not None
             self._bind(pod, d.node, t)
             return
-        if d.result == PREEMPT:
-            assert d.preemption is not None and d.node is not None
-            for victim in d.preemption.victims:
+        if d.node is not None:
+            for victim in pre.victims:
                 self._signal(victim, t, m.PREEMPTED, f"by {pod.key}")
             if self.nominations:
-                for other in d.preemption.cleared_nominations:
+                for other in pre.cleared_nominations:
                     self._clear_nomination(other, f"lower priority than {pod.key}")
                 self.nominator.add(pod, d.node)
                 self.records[pod.key].nominated_node = d.node
                 self.version += 1
                 self._event(m.NOMINATED, pod.key, d.node,
-                            "victims: " + ", ".join(sorted(d.victims)))
+                            "victims: " + ", ".join(sorted(v.key for v in pre.victims)))
             self._wake(self.queue.failed(q, t, self._moved))
             return
-        if d.preemption is not None and d.preemption.eligible and pod.nominated_node_name:
+        if pre.eligible and pod.nominated_node_name:
             # Upstream: preemption ran and found no node, so the old nomination is cleared.
             node = pod.nominated_node_name
             self.nominator.remove(pod)
