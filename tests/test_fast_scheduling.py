@@ -8,6 +8,7 @@ from plugins.test_inter_pod_affinity import In, make_cluster, make_node, make_po
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.cluster import Cluster
+from kubepreempt.decide import schedule
 from kubepreempt.scheduler.plugins.inter_pod_affinity import affinity_index
 from kubepreempt.scheduler.profile import default_profile
 from kubepreempt.scheduler.scheduler import Scheduler
@@ -133,3 +134,27 @@ def compare(got: tuple, want: tuple) -> None:
             assert scores[name] == part
         else:
             assert set(part) == {0}
+
+
+@settings(max_examples=100, deadline=None)
+@given(histories(), random_pod("incoming"))
+def test_lazy_decision_scores_match_eager(history, incoming) -> None:
+    nodes, steps = history
+    cluster = make_cluster(nodes)
+    for step in steps:
+        if step[0] == "bind":
+            cluster.bind(step[1], nodes[step[2]].name)
+    cluster.add_pending(incoming)
+    decision = schedule(cluster, incoming, preemption=False)
+    _, best, parts = pick(Scheduler(cluster), incoming)
+    names = [n.name for n in cluster.nodes]
+    feasible = Scheduler(cluster).find_feasible(incoming).feasible.tolist()
+    eager: dict[str, dict[str, int]] = {}
+    for plugin, values in parts.items():  # what schedule() used to build on every call
+        for i, value in zip(feasible, values, strict=True):
+            eager.setdefault(names[i], {})[plugin] = value
+    assert decision.node == (None if best is None else names[best])
+    assert decision == schedule(cluster, incoming, preemption=False)  # before reading scores
+    assert decision.scores == eager
+    assert decision.to_json(explain=True).get("scores", {}) == eager
+    assert decision == schedule(cluster, incoming, preemption=False)

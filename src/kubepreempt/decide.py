@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.api.objects import Pod
+from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.framework import Status
@@ -30,8 +30,32 @@ UNSCHEDULABLE = "unschedulable"
 
 
 @dataclass(slots=True)
+class _ScoreParts:
+    """What ``Decision.scores`` is built from, kept as arrays until someone reads it."""
+
+    nodes: list[Node]  # the cluster's nodes at decision time (index -> node)
+    feasible: np.ndarray  # scored node indices
+    parts: dict[str, np.ndarray]  # plugin -> weighted scores, aligned with ``feasible``
+
+    def per_node(self) -> dict[str, dict[str, int]]:
+        nodes = self.nodes
+        names = [nodes[i].name for i in self.feasible.tolist()]
+        out: dict[str, dict[str, int]] = {name: {} for name in names}
+        for plugin, arr in self.parts.items():
+            for name, value in zip(names, arr.tolist(), strict=True):
+                out[name][plugin] = value
+        return out
+
+
+@dataclass(slots=True, eq=False)
 class Decision:
-    """The outcome for one pod, with everything ``--explain`` shows."""
+    """The outcome for one pod, with everything ``--explain`` shows.
+
+    ``scores`` (node -> plugin -> weighted score, for the feasible nodes when more than
+    one was scored) is built on first read: most callers only want the node, and the
+    dictionaries cost more than the scoring on large clusters. Plugins whose score is the
+    same for every node for this pod (upstream skips them) have no entry.
+    """
 
     pod: str
     result: str
@@ -41,10 +65,33 @@ class Decision:
     pdb_violations: int = 0
     cleared_nominations: list[str] = field(default_factory=list)
     statuses: dict[str, Status] = field(default_factory=dict)
-    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    _score_parts: _ScoreParts | None = field(default=None, repr=False)
     preemption: PreemptionResult | None = None
     num_nodes: int = 0
     preemption_statuses: dict[str, Status] = field(default_factory=dict)
+    _scores: dict[str, dict[str, int]] | None = field(default=None, repr=False)
+
+    @property
+    def scores(self) -> dict[str, dict[str, int]]:
+        """Node -> plugin -> weighted score (computed once, on first read)."""
+        if self._scores is None:
+            parts = self._score_parts
+            self._scores = {} if parts is None else parts.per_node()
+            self._score_parts = None
+        return self._scores
+
+    @scores.setter
+    def scores(self, value: dict[str, dict[str, int]]) -> None:
+        self._scores, self._score_parts = value, None
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Decision)
+        return all(getattr(self, f) == getattr(other, f) for f in _EQ_FIELDS) \
+            and self.scores == other.scores
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the generated dataclass eq
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         """The CLI's JSON object (DESIGN.md section 3)."""
@@ -75,6 +122,11 @@ class Decision:
         return out
 
 
+_EQ_FIELDS = ("pod", "result", "node", "victims", "message", "pdb_violations",
+              "cleared_nominations", "statuses", "preemption", "num_nodes",
+              "preemption_statuses")
+
+
 def load_cluster(paths: Iterable[str], warn: bool = True) -> Cluster:
     """Load manifests (files, directories, ``-``) into a cluster snapshot."""
     return build_cluster(load_documents(paths), warn=warn)
@@ -101,9 +153,10 @@ def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
     target = resolve_pod(cluster, pod)
     sched = scheduler or Scheduler(cluster)
     state, prefilter, filters = sched.new_state(target)
-    names = [n.name for n in cluster.nodes]
+    nodes = cluster.nodes  # names are read only for nodes reported (no list of all)
+    num_nodes = len(nodes)
     if prefilter is not None:
-        outcome_statuses = dict.fromkeys(range(len(names)), prefilter)
+        outcome_statuses = dict.fromkeys(range(num_nodes), prefilter)
         feasible = np.zeros(0, np.int64)
     else:
         feasible = _nominated_first(sched, target, state, filters)
@@ -111,30 +164,27 @@ def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
         if feasible is None:
             outcome = sched.find_feasible(target, state, filters)
             feasible, outcome_statuses = outcome.feasible, outcome.statuses
-    statuses = {names[i]: s for i, s in outcome_statuses.items()}
+    statuses = {nodes[i].name: s for i, s in outcome_statuses.items()}
     if feasible.size:
         best, scores = sched.select_host(state, feasible)
-        per_node: dict[str, dict[str, int]] = {}
-        for plugin, arr in scores.items():
-            for pos, i in enumerate(feasible.tolist()):
-                per_node.setdefault(names[i], {})[plugin] = int(arr[pos])
-        return Decision(target.key, SCHEDULED, names[best], statuses=statuses, scores=per_node,
-                        num_nodes=len(names))
-    message = fit_error_message(len(names), outcome_statuses, prefilter)
+        parts = _ScoreParts(list(nodes), feasible, scores) if scores else None
+        return Decision(target.key, SCHEDULED, nodes[best].name, statuses=statuses,
+                        _score_parts=parts, num_nodes=num_nodes)
+    message = fit_error_message(num_nodes, outcome_statuses, prefilter)
     if not preemption:
         return Decision(target.key, UNSCHEDULABLE, None, message=message, statuses=statuses,
-                        num_nodes=len(names))
+                        num_nodes=num_nodes)
     result = Preemptor(sched, sample=sample, seed=seed, now=now).preempt(
         target, state, filters, outcome_statuses)
-    pre_statuses = {names[i]: s for i, s in result.statuses.items()}
+    pre_statuses = {nodes[i].name: s for i, s in result.statuses.items()}
     if result.node is None:
         return Decision(target.key, UNSCHEDULABLE, None, message=f"{message} {result.message}.",
-                        statuses=statuses, preemption=result, num_nodes=len(names),
+                        statuses=statuses, preemption=result, num_nodes=num_nodes,
                         preemption_statuses=pre_statuses)
     return Decision(target.key, PREEMPT, result.node, [p.key for p in result.victims],
                     pdb_violations=result.pdb_violations,
                     cleared_nominations=[p.key for p in result.cleared_nominations],
-                    statuses=statuses, preemption=result, num_nodes=len(names),
+                    statuses=statuses, preemption=result, num_nodes=num_nodes,
                     preemption_statuses=pre_statuses)
 
 
