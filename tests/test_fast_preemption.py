@@ -4,6 +4,7 @@ from builders import cluster_of, node, pdb, pod
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.preemption import Preemptor
 from kubepreempt.scheduler.scheduler import Scheduler
 
@@ -32,6 +33,8 @@ def clusters(draw):
 def decide(docs, fast: bool, materialize: bool = True, sample: bool = False):
     cluster = cluster_of(*docs)
     sched = Scheduler(cluster)
+    if not fast:
+        sched._cached_statuses = lambda *_: None  # every filter over every node
     target = cluster.pending["default/new"]
     state, prefilter, filters = sched.new_state(target)
     assert prefilter is None
@@ -71,3 +74,69 @@ def test_score_cache_follows_binds() -> None:
         picks.append(sched.fast_pick(p, state, filters))
         c.bind(p, c.nodes[picks[-1]].name)
     assert picks == [0, 1]  # the second pod sees the first on node a
+
+
+@st.composite
+def histories(draw):
+    """A cluster, then steps: bind a pod, remove one, or decide for a preemptor."""
+    docs = draw(clusters())
+    steps = []
+    for _ in range(draw(st.integers(1, 8))):
+        kind = draw(st.sampled_from(["bind", "remove", "decide", "decide"]))
+        # Few distinct shapes, so the per-signature caches are reused across steps.
+        shape = (draw(st.sampled_from(["900m", "1500m", "2500m"])),
+                 draw(st.sampled_from(["0", "512Mi"])), draw(st.integers(0, 4)))
+        steps.append((kind, shape, draw(st.integers(0, 10**6)),
+                      draw(st.sampled_from([None, 10.0, 30.0]))))
+    return docs, steps
+
+
+def _make(name: str, shape, start: float | None) -> Pod:
+    cpu, memory, priority = shape
+    made = cluster_of(pod(name, cpu, memory, priority=priority,
+                          labels={"app": "a" if priority % 2 else "b"}))
+    target = made.pending[f"default/{name}"]
+    target.start_time = start
+    return target
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories())
+def test_caches_follow_changes(history) -> None:
+    """Cached statuses and preemption metrics, kept across binds, removals and nominations,
+    match a fresh exact computation at every step."""
+    docs, steps = history
+    cluster = cluster_of(*docs)
+    sched = Scheduler(cluster)
+    cached = Preemptor(sched, now=NOW, materialize=False)
+    for step, (kind, shape, pick, start) in enumerate(steps):
+        if kind == "bind":
+            cluster.bind(_make(f"b{step}", shape, start),
+                         cluster.nodes[pick % len(cluster.nodes)].name)
+            continue
+        if kind == "remove":
+            if cluster.pods:
+                cluster.remove(sorted(cluster.pods.values(), key=lambda p: p.key)[
+                    pick % len(cluster.pods)])
+            continue
+        target = _make(f"d{step}", shape, None)
+        fresh = Scheduler(cluster, nominator=sched.nominator)
+        fresh._cached_statuses = lambda *_: None  # every filter over every node
+        got, want = [], []
+        for sch, preemptor in ((sched, cached),
+                               (fresh, Preemptor(fresh, now=NOW, fast=False))):
+            state, prefilter, filters = sch.new_state(target)
+            assert prefilter is None
+            outcome = sch.find_feasible(target, state, filters)
+            out = [outcome.feasible.tolist(), dict(outcome.statuses.items())]
+            if not outcome.feasible.size:
+                res = preemptor.preempt(target, state, filters, outcome.statuses)
+                out += [res.node, [p.key for p in res.victims], res.pdb_violations,
+                        dict(res.statuses.items())]
+            (got if sch is sched else want).append(out)
+        assert got == want
+        if len(got[0]) > 2 and got[0][2] is not None:
+            # Apply it as the scheduler would: victims go, the pod is nominated there.
+            for victim in res.victims:
+                cluster.remove(victim)
+            sched.nominator.add(target, res.node)

@@ -83,6 +83,12 @@ class NodeStatuses(MutableMapping[int, Status]):
         per = np.bincount(codes, minlength=len(self._table))
         return [(st, int(n)) for st, n in zip(self._table, per.tolist(), strict=True) if n]
 
+    def copy(self) -> NodeStatuses:
+        """An independent copy."""
+        out = NodeStatuses.__new__(NodeStatuses)
+        out._codes, out._table, out._ids = self._codes.copy(), list(self._table), dict(self._ids)
+        return out
+
     def nodes_where(self, predicate) -> np.ndarray:
         """Sorted indices of the nodes whose status satisfies ``predicate``."""
         good = np.array([bool(predicate(st)) for st in self._table] + [False], bool)
@@ -127,6 +133,7 @@ class Scheduler:
         self.nominator = nominator if nominator is not None else Nominator.from_pending(
             cluster.pending.values(), cluster.node_index)
         self._fast_cache: dict[tuple, _Cached] = {}
+        self._status_cache: dict[tuple, _CachedStatuses] = {}
 
     # ---- cycle state ----------------------------------------------------------------------
     def new_state(self, pod: Pod) -> tuple[CycleState, Status | None, list[FilterPlugin]]:
@@ -194,11 +201,22 @@ class Scheduler:
         special = sorted(cluster.node_index[n] for n in
                          self.nominator.nodes_with_nominees(pod.priority, pod.key)
                          if n in cluster.node_index)
-        alive = np.ones(n, bool)
-        if special:
-            alive[special] = False
+        cached = self._cached_statuses(pod, state, filters)
+        if cached is not None:
+            statuses = cached
+            alive = statuses._codes < 0
+            if special:
+                statuses._codes[special] = -1
+                alive[special] = False
             remaining = np.flatnonzero(alive)
-        for plugin in filters:
+            filters_to_run: list[FilterPlugin] = []
+        else:
+            alive = np.ones(n, bool)
+            if special:
+                alive[special] = False
+                remaining = np.flatnonzero(alive)
+            filters_to_run = filters
+        for plugin in filters_to_run:
             if remaining.size == 0:
                 break
             failed = plugin.filter_nodes(state, remaining)
@@ -216,6 +234,53 @@ class Scheduler:
                 statuses[i] = status
         feasible = np.sort(np.concatenate(passed)) if len(passed) > 1 else remaining
         return FilterOutcome(feasible, statuses)
+
+    def _cached_statuses(self, pod: Pod, state: CycleState,
+                         filters: list[FilterPlugin]) -> NodeStatuses | None:
+        """Every node's filter status (nominees ignored) from a per-signature cache.
+
+        With node-local filters only, a node's status depends on that node and the pod's
+        signature, so only nodes in ``Cluster.change_log`` since the last call are filtered
+        again. A failed cycle (the preemption workloads) then costs O(changed nodes) plus a
+        copy instead of every filter over every node. ``None`` when it does not apply.
+        """
+        if not filters or not all(getattr(f, "node_local", False) for f in filters):
+            return None
+        cluster = self.cluster
+        try:
+            key = (state.request.tobytes(), pod.tolerations, tuple(pod.node_selector.items()),
+                   pod.affinity, pod.node_name, pod.host_ports, tuple(f.name for f in filters))
+            entry = self._status_cache.get(key)
+        except TypeError:  # an unhashable field: no caching for this pod
+            return None
+        n = len(cluster.nodes)
+        log = cluster.change_log
+        stamp = (cluster.node_generation, cluster.change_epoch, n, cluster.alloc.shape[1])
+        if entry is None or entry.stamp != stamp:
+            if len(self._status_cache) >= 256:
+                self._status_cache.clear()
+            entry = self._status_cache[key] = _CachedStatuses(NodeStatuses(n), stamp, 0)
+            rows = np.arange(n, dtype=np.int64)
+        elif entry.pos != len(log):
+            rows = np.unique(np.array(log[entry.pos:], np.int64))
+        else:
+            rows = None
+        if rows is not None:
+            entry.pos = len(log)
+            statuses = entry.statuses
+            statuses._codes[rows] = -1
+            alive = np.ones(rows.size, bool)
+            remaining = rows
+            for plugin in filters:
+                if remaining.size == 0:
+                    break
+                failed = plugin.filter_nodes(state, remaining)
+                if failed:
+                    for bad, status in failed:
+                        statuses.set_many(bad, status)
+                        alive[np.searchsorted(rows, bad)] = False
+                    remaining = rows[alive]
+        return entry.statuses.copy()
 
     # ---- scoring --------------------------------------------------------------------------
     def score(self, state: CycleState, feasible: np.ndarray) -> dict[str, np.ndarray]:
@@ -332,6 +397,15 @@ class _Cached:
     """One signature's per-node totals and the change-log position they reflect."""
 
     total: np.ndarray
+    stamp: tuple
+    pos: int
+
+
+@dataclass(slots=True)
+class _CachedStatuses:
+    """One signature's per-node filter statuses and the change-log position they reflect."""
+
+    statuses: NodeStatuses
     stamp: tuple
     pos: int
 
