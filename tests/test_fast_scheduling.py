@@ -1,15 +1,24 @@
-"""The scheduling path's shortcuts give exactly the slow paths' answers on random clusters."""
+"""The scheduling path's shortcuts give exactly the slow paths' answers on random inputs."""
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plugins.test_inter_pod_affinity import In, make_cluster, make_node, make_pod, term, weighted
 
-from kubepreempt.api.objects import Pod
+from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster
 from kubepreempt.decide import schedule
+from kubepreempt.scheduler.framework import CycleState
+from kubepreempt.scheduler.plugins import balanced_allocation as balanced
+from kubepreempt.scheduler.plugins import node_resources
+from kubepreempt.scheduler.plugins.balanced_allocation import BalancedAllocation
 from kubepreempt.scheduler.plugins.inter_pod_affinity import affinity_index
+from kubepreempt.scheduler.plugins.node_resources import NodeResourcesFit
 from kubepreempt.scheduler.profile import default_profile
 from kubepreempt.scheduler.scheduler import Scheduler
 
@@ -158,3 +167,38 @@ def test_lazy_decision_scores_match_eager(history, incoming) -> None:
     assert decision.scores == eager
     assert decision.to_json(explain=True).get("scores", {}) == eager
     assert decision == schedule(cluster, incoming, preemption=False)
+
+
+AMOUNTS = st.one_of(st.integers(0, 5000), st.integers(0, 2**40), st.sampled_from(
+    [0, 1, 2**62, 2**63 - 1]))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # int64 wrap in the vector path
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(AMOUNTS, min_size=5, max_size=5),
+                          st.lists(AMOUNTS, min_size=5, max_size=5)), min_size=1, max_size=4),
+       st.lists(AMOUNTS, min_size=5, max_size=5), st.integers(0, 4))
+def test_few_node_paths_match_vector_paths(rows, request, pick_count) -> None:
+    """NodeResourcesFit and BalancedAllocation: Python-int path == numpy path per node."""
+    nodes = [Node(f"n{i}", allocatable={"cpu": a[0], "memory": a[1], "ephemeral-storage": a[2],
+                                        "pods": a[3] % 200, "example.com/gpu": a[4]})
+             for i, (a, _) in enumerate(rows)]
+    cluster = make_cluster(nodes)
+    for i, (_, used) in enumerate(rows):
+        cluster.requested[i] = used
+        cluster.nonzero[i] = used[:2]
+    requests = {"cpu": request[0], "memory": request[1], "ephemeral-storage": request[2],
+                "example.com/gpu": request[4]}
+    pod = Pod(namespace="default", name="p", requests=requests, nonzero_cpu=request[0] or 100,
+              nonzero_memory=request[1] or 200 * 2**20)
+    state = CycleState(pod, cluster, cluster.request_vector(pod))
+    idx = np.arange(min(len(rows), max(pick_count, 1)), dtype=np.int64)
+    for plugin in (NodeResourcesFit(), BalancedAllocation()):
+        few = plugin.score(state, idx)
+        with patch.object(node_resources, "SMALL", -1), patch.object(balanced, "SMALL", -1):
+            vector = plugin.score(state, idx)
+            slow_filter = NodeResourcesFit().filter_nodes(state, idx)
+        assert few.tolist() == vector.tolist()
+        assert few.dtype == vector.dtype
+    fast_filter = NodeResourcesFit().filter_nodes(state, idx)
+    assert [(b.tolist(), s) for b, s in fast_filter] == [(b.tolist(), s) for b, s in slow_filter]

@@ -31,6 +31,16 @@ def insufficient(state: CycleState, requested: np.ndarray, alloc: np.ndarray) ->
     return fail
 
 
+# The per-signature score cache re-evaluates only the nodes changed since the last pod
+# (usually one): numpy's per-call overhead then dominates, so up to this many nodes are
+# done with Python ints instead (same integer arithmetic; tests compare both paths).
+SMALL = 4
+# Above this, ``(alloc - requested) * 100`` wraps in int64; the vector path's result is
+# kept authoritative there.
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_SCALAR_LIMIT = _INT64_MAX // (MAX_NODE_SCORE * 4)
+
+
 def reasons_for(resources: list[str], fail_row: np.ndarray) -> tuple[str, ...]:
     """Upstream's reason strings for one node's failing resources, in upstream order."""
     out = []
@@ -66,6 +76,10 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
     def filter_nodes(self, state: CycleState, nodes: np.ndarray):
         cluster = state.cluster
         _sync(state)
+        if nodes.size <= SMALL:
+            few = self._filter_few(state, nodes)
+            if few is not None:
+                return few
         fail = insufficient(state, cluster.requested[nodes], cluster.alloc[nodes])
         bad_rows = fail.any(axis=1)
         if not bad_rows.any():
@@ -82,9 +96,34 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
                                                        *reasons_for(cluster.resources, row))))
         return out
 
+    def _filter_few(self, state: CycleState, nodes: np.ndarray):
+        """``filter_nodes`` for a few nodes with Python ints (same groups, same order).
+
+        None when int64 arithmetic could wrap for a node (the vector path decides then).
+        """
+        cluster = state.cluster
+        req = state.request.tolist()
+        groups: dict[int, tuple[list[int], list[bool]]] = {}
+        for i in nodes.tolist():
+            alloc, used = cluster.alloc[i].tolist(), cluster.requested[i].tolist()
+            if min(used) < 0 or used[PODS] >= _INT64_MAX or min(alloc) < 0:
+                return None
+            fail = [r > 0 and r > a - u for r, a, u in zip(req, alloc, used, strict=True)]
+            fail[PODS] = used[PODS] + 1 > alloc[PODS]
+            if any(fail):
+                code = sum(1 << c for c, f in enumerate(fail) if f)
+                groups.setdefault(code, ([], fail))[0].append(i)
+        return [(np.array(ix, np.int64), unschedulable(self.name,
+                                                       *reasons_for(cluster.resources, row)))
+                for _code, (ix, row) in sorted(groups.items())]
+
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster
         pod = state.pod
+        if nodes.size <= SMALL:
+            few = _least_allocated_few(cluster, nodes, pod.nonzero_cpu, pod.nonzero_memory)
+            if few is not None:
+                return few
         alloc = cluster.alloc[nodes][:, [CPU, MEMORY]]
         requested = cluster.nonzero[nodes] + np.array([pod.nonzero_cpu, pod.nonzero_memory],
                                                       np.int64)
@@ -99,6 +138,26 @@ def least_allocated(requested: np.ndarray, alloc: np.ndarray) -> np.ndarray:
     per = np.where(valid, per, 0)
     weight_sum = valid.sum(axis=1)
     return np.where(weight_sum == 0, 0, per.sum(axis=1) // np.maximum(weight_sum, 1))
+
+
+def _least_allocated_few(cluster, nodes: np.ndarray, cpu: int, memory: int) -> np.ndarray | None:
+    """``least_allocated`` for a few nodes with Python ints; None where int64 would wrap."""
+    out = []
+    for i in nodes.tolist():
+        alloc = cluster.alloc[i, CPU:MEMORY + 1].tolist()
+        used = cluster.nonzero[i].tolist()
+        total = count = 0
+        for a, u, r in zip(alloc, used, (cpu, memory), strict=True):
+            if a == 0:
+                continue
+            if a >= _SCALAR_LIMIT or u + r >= _SCALAR_LIMIT:
+                return None
+            count += 1
+            q = u + r
+            if q <= a:
+                total += (a - q) * MAX_NODE_SCORE // a
+        out.append(total // count if count else 0)
+    return np.array(out, np.int64)
 
 
 def _sync(state: CycleState) -> None:
