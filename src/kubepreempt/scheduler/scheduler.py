@@ -344,7 +344,9 @@ class Scheduler:
             rows = np.arange(n, dtype=np.int64)
         else:
             log = cluster.change_log
-            rows = (None if entry.pos == len(log)
+            fresh = len(log) - entry.pos
+            # One bind since the last pod is the common case: skip np.unique's sort.
+            rows = (None if fresh == 0 else np.array(log[-1:], np.int64) if fresh == 1
                     else np.unique(np.array(log[entry.pos:], np.int64)))
         if rows is not None:
             entry.pos = len(cluster.change_log)
