@@ -129,3 +129,33 @@ def test_bad_quantity_names_the_pod() -> None:
         cluster_of(node("n1"), pod("a", cpu="two"))
     assert "test.yaml[1]: Pod default/a:" in str(err.value)
     assert "'two'" in str(err.value)
+
+
+def test_bind_many_matches_bind() -> None:
+    """Loading binds pods in one batch; the arrays and indexes equal per-pod binds."""
+    from builders import node, pod
+
+    from kubepreempt.api.errors import Source
+    from kubepreempt.api.objects import parse_pod as parse
+    from kubepreempt.cluster import Cluster, build_cluster
+    from kubepreempt.manifests import Documents, RawObject
+
+    docs = Documents()
+    for d in (node("a"), node("b"), pod("x", "100m", "1Gi", node_name="a", priority=5),
+              pod("y", "2", node_name="b", example_com_gpu="2"),
+              pod("z", memory="3Gi", node_name="a", priority=-1)):
+        docs.add(RawObject(d["kind"], d, Source("t")))
+    batch = build_cluster(docs, warn=False)
+    single = Cluster(priority=batch.priority)
+    single.add_nodes(batch.nodes)
+    for o in docs.of("Pod"):
+        p = parse(o.body, o.source, single.priority.resolve)
+        single.bind(p, p.node_name)
+    assert batch.resources == single.resources
+    for name in ("requested", "nonzero", "alloc"):
+        assert (getattr(batch, name) == getattr(single, name)).all()
+    assert set(batch.prio_requested) == set(single.prio_requested)
+    for prio in batch.prio_requested:
+        assert (batch._prio_rows(prio) == single._prio_rows(prio)).all()  # widened lazily
+    assert [list(p) for p in batch.node_pods] == [list(p) for p in single.node_pods]
+    assert batch.change_log == single.change_log

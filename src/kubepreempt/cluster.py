@@ -26,7 +26,7 @@ from kubepreempt.api.objects import (
     parse_pod,
 )
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
-from kubepreempt.manifests import Documents
+from kubepreempt.manifests import Documents, paused_gc
 
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
@@ -179,6 +179,48 @@ class Cluster:
         self.generation += 1
         self._log_change(idx)
 
+    def bind_many(self, pods: list[Pod]) -> None:
+        """``bind`` each pod to its ``node_name`` (which must exist), with a few numpy
+        scatter-adds instead of per-pod row updates: loading a 50,000-pod dump."""
+        if not pods:
+            return
+        index = self.node_index
+        rows = np.fromiter((index[p.node_name] for p in pods), np.int64, len(pods))
+        for pod in pods:
+            for r in pod.requests:
+                if r not in self.resource_index:
+                    self._column(r)
+        col = self.resource_index
+        ks: list[int] = []
+        cols: list[int] = []
+        amounts: list[int] = []
+        for k, pod in enumerate(pods):
+            for r, amount in pod.requests.items():
+                ks.append(k)
+                cols.append(col[r])
+                amounts.append(_clamp(amount))
+        vecs = np.zeros((len(pods), len(self.resources)), np.int64)
+        vecs[ks, cols] = amounts  # as request_vector: one entry per (pod, resource)
+        vecs[:, PODS] = 1
+        np.add.at(self.requested, rows, vecs)
+        prios = np.fromiter((p.priority for p in pods), np.int64, len(pods))
+        for prio in np.unique(prios).tolist():
+            pick = prios == prio
+            np.add.at(self._prio_rows(prio), rows[pick], vecs[pick])
+        nz = np.array([(p.nonzero_cpu, p.nonzero_memory) for p in pods], np.int64)
+        np.add.at(self.nonzero, rows, nz)
+        for pod, idx in zip(pods, rows.tolist(), strict=True):
+            key = pod.key
+            self.pending.pop(key, None)
+            self.pods[key] = pod
+            self.node_pods[idx][key] = pod
+            if pod.affinity is not None and pod.affinity.has_pod_terms:
+                self.pod_affinity_pods[key] = idx
+            elif self.pod_affinity_pods:  # a re-bound key may have lost its terms
+                self.pod_affinity_pods.pop(key, None)
+            self.generation += 1
+            self._log_change(idx)
+
     def remove(self, pod: Pod) -> None:
         """Remove a bound pod from its node (it terminated or was deleted)."""
         idx = self.node_index[pod.node_name]
@@ -296,6 +338,11 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
     Pods that finished (phase Succeeded/Failed) are ignored, as the scheduler's informer
     ignores them.
     """
+    with paused_gc():
+        return _build_cluster(docs, warn, extra_kinds)
+
+
+def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> Cluster:
     classes: list[PriorityClass] = [parse_priority_class(o.body, o.source)
                                     for o in docs.of("PriorityClass")]
     cluster = Cluster(priority=PriorityResolver(classes))
@@ -309,19 +356,28 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
     cluster.add_nodes(nodes)
     finished = 0
     all_pods: list[Pod] = []
+    bound: list[Pod] = []
+    seen: set[str] = set()
     resolve = cluster.priority.resolve
+    node_index = cluster.node_index
     for o in docs.of("Pod"):
         pod = parse_pod(o.body, o.source, resolve)
         if pod.phase in ("Succeeded", "Failed"):
             finished += 1
             continue
-        if pod.key in cluster.pods or pod.key in cluster.pending:
-            raise InputError("duplicate object", pod.source, "Pod", pod.key)
+        key = pod.key
+        if key in seen:
+            raise InputError("duplicate object", pod.source, "Pod", key)
+        seen.add(key)
         all_pods.append(pod)
         if pod.node_name:
-            cluster.bind(pod, pod.node_name)
+            if pod.node_name not in node_index:  # the error Cluster.bind would raise
+                raise InputError(f"bound to node {pod.node_name!r}, which is not in the "
+                                 "input", pod.source, "Pod", key)
+            bound.append(pod)
         else:
             cluster.add_pending(pod)
+    cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
     for o in docs.of("PodDisruptionBudget"):
         pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = _pdb_disruptions_allowed(pdb, all_pods)

@@ -7,9 +7,11 @@ command does not use are reported once on stderr (:meth:`Documents.warn_unused`)
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -134,8 +136,30 @@ def _flatten(doc: Any, source: Source, out: Documents) -> None:
     out.add(RawObject(kind, doc, source))
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while loading builds millions of objects.
+
+    Loading creates no garbage cycles worth collecting, yet each generation-2 pass scans the
+    whole growing tree: ~0.6 s of a 50,000-pod dump's load. Reference counting still frees
+    everything; the previous collector state is restored afterwards.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_documents(paths: Iterable[str], stdin: TextIO | None = None) -> Documents:
     """Load every object from ``paths`` (files, directories, or ``-`` for stdin)."""
+    with paused_gc():
+        return _load_documents(paths, stdin)
+
+
+def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
     out = Documents()
     for raw_path in paths:
         if raw_path == "-":

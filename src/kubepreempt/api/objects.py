@@ -49,6 +49,8 @@ def parse_time(raw: Any) -> float | None:
 
 
 def _mapping(raw: Any, what: str) -> Mapping[str, Any]:
+    if type(raw) is dict:  # the common case; isinstance(.., Mapping) is an slow ABC check
+        return raw
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
@@ -57,6 +59,8 @@ def _mapping(raw: Any, what: str) -> Mapping[str, Any]:
 
 
 def _str_map(raw: Any, what: str) -> dict[str, str]:
+    if not raw and type(raw) is dict:
+        return {}
     return {str(k): "" if v is None else str(v) for k, v in _mapping(raw, what).items()}
 
 
@@ -370,6 +374,44 @@ class Pod:
         return f"Pod({self.key}, prio={self.priority}, node={self.node_name or '-'})"
 
 
+# Parsed requests, nonzero cpu/memory and QoS class by the pod's resource shape: dumps
+# repeat a few request templates over thousands of pods.
+_RESOURCE_CACHE: dict[tuple, tuple[dict[str, int], int, int, str]] = {}
+
+
+def _resource_shape(spec: Mapping[str, Any]) -> tuple | None:
+    """A hashable key for the common shape: plain containers whose requests and limits
+    are string quantities, no init containers, overhead or pod-level resources. Anything
+    else (including anything that would fail to parse) takes the full path."""
+    if ("initContainers" in spec or "overhead" in spec or "resources" in spec
+            or type(spec.get("containers")) is not list):
+        return None
+    key = []
+    for c in spec["containers"]:
+        if type(c) is not dict:
+            return None
+        res = c.get("resources")
+        if res is None:
+            key.append(((), ()))
+            continue
+        if type(res) is not dict:
+            return None
+        parts = []
+        for part in (res.get("requests"), res.get("limits")):
+            if part is None:
+                parts.append(())
+                continue
+            if type(part) is not dict:
+                return None
+            items = tuple(part.items())
+            for k, v in items:
+                if type(k) is not str or type(v) is not str:
+                    return None
+            parts.append(items)
+        key.append(tuple(parts))
+    return tuple(key)
+
+
 def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
     """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``."""
     meta = _mapping(raw.get("metadata"), "metadata")
@@ -382,18 +424,30 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
         spec = _mapping(raw.get("spec"), "spec")
         status = _mapping(raw.get("status"), "status")
         labels = _str_map(meta.get("labels"), "metadata.labels")
-        containers = _containers(spec.get("containers"), "spec.containers", False)
-        inits = _containers(spec.get("initContainers"), "spec.initContainers", True)
-        overhead = resource_list(spec.get("overhead"), "spec.overhead")
-        pod_res = _mapping(spec.get("resources"), "spec.resources")
-        pod_req = resource_list(pod_res.get("requests"), "spec.resources.requests")
-        pod_lim = resource_list(pod_res.get("limits"), "spec.resources.limits")
-        for k, v in pod_lim.items():
-            if k in ("cpu", "memory"):
-                pod_req.setdefault(k, v)
-        requests = pod_requests(containers, inits, overhead, pod_req)
-        nonzero = pod_requests(containers, inits, overhead, pod_req, {
-            "cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST})
+        shape = _resource_shape(spec)
+        cached = _RESOURCE_CACHE.get(shape) if shape is not None else None
+        if cached is None:
+            containers = _containers(spec.get("containers"), "spec.containers", False)
+            inits = _containers(spec.get("initContainers"), "spec.initContainers", True)
+            overhead = resource_list(spec.get("overhead"), "spec.overhead")
+            pod_res = _mapping(spec.get("resources"), "spec.resources")
+            pod_req = resource_list(pod_res.get("requests"), "spec.resources.requests")
+            pod_lim = resource_list(pod_res.get("limits"), "spec.resources.limits")
+            for k, v in pod_lim.items():
+                if k in ("cpu", "memory"):
+                    pod_req.setdefault(k, v)
+            requests = pod_requests(containers, inits, overhead, pod_req)
+            nonzero = pod_requests(containers, inits, overhead, pod_req, {
+                "cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST})
+            cached = (requests, nonzero.get("cpu", 0), nonzero.get("memory", 0),
+                      qos_class(containers, inits, pod_req if pod_res else None,
+                                pod_lim if pod_res else None))
+            if shape is not None:
+                if len(_RESOURCE_CACHE) >= 4096:
+                    _RESOURCE_CACHE.clear()
+                _RESOURCE_CACHE[shape] = cached
+        requests, nonzero_cpu, nonzero_memory, qos = cached
+        requests = dict(requests)  # each pod owns its dict
         priority, policy = resolve_priority(spec)
         conditions = status.get("conditions") or []
         preempted = any(
@@ -419,10 +473,9 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
             priority_class_name=str(spec.get("priorityClassName") or ""),
             preemption_policy=policy,
             requests=requests,
-            nonzero_cpu=nonzero.get("cpu", 0),
-            nonzero_memory=nonzero.get("memory", 0),
-            qos=qos_class(containers, inits, pod_req if pod_res else None,
-                          pod_lim if pod_res else None),
+            nonzero_cpu=nonzero_cpu,
+            nonzero_memory=nonzero_memory,
+            qos=qos,
             tolerations=_tolerations(spec.get("tolerations")),
             node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
             affinity=parse_affinity(spec.get("affinity"), namespace, labels),
