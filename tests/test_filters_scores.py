@@ -155,3 +155,40 @@ def test_preferred_node_affinity_score() -> None:
 def test_equal_scores_tie_to_first_node_by_name() -> None:
     c = cluster_of(node("zeta"), node("alpha"), node("mid"), pod("p", "1"))
     assert schedule(c, "default/p").node == "alpha"
+
+
+def _daemonset_affinity(*names: str) -> dict:
+    return _affinity({"matchFields": [{"key": "metadata.name", "operator": "In",
+                                       "values": list(names)}]})
+
+
+def test_node_name_prefilter_evaluates_only_named_nodes() -> None:
+    # DaemonSet-style pods name their node in matchFields; upstream's NodeAffinity
+    # PreFilter then evaluates only that node and reports the others as absent.
+    taint = [{"key": "k", "value": "v", "effect": "NoSchedule"}]
+    c = cluster_of(node("a", cpu="1"), node("b", taints=taint), node("c"),
+                   pod("x", "1", node_name="a", priority=5),
+                   pod("p", "1", priority=1, spec_extra=_daemonset_affinity("a")))
+    d = schedule(c, "default/p")
+    assert d.result == "unschedulable"
+    assert d.message == (
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) "
+        "[NodeAffinity]. preemption: 0/3 nodes are available: 1 No preemption victims found "
+        "for incoming pod, 2 Preemption is not helpful for scheduling..")
+
+
+def test_node_name_prefilter_with_conflicting_terms() -> None:
+    both = _affinity({"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["a"]},
+        {"key": "metadata.name", "operator": "In", "values": ["b"]}]})
+    c = cluster_of(node("a"), node("b"), pod("p", "1", spec_extra=both))
+    d = schedule(c, "default/p", preemption=False)
+    assert d.message == "0/2 nodes are available: pod affinity terms conflict."
+
+
+def test_daemonset_pod_preempts_on_its_node() -> None:
+    c = cluster_of(node("a", cpu="1"), node("b", cpu="4"),
+                   pod("x", "1", node_name="a", priority=0),
+                   pod("p", "1", priority=10, spec_extra=_daemonset_affinity("a")))
+    d = schedule(c, "default/p")
+    assert (d.result, d.node, d.victims) == ("preempt", "a", ["default/x"])

@@ -67,6 +67,8 @@ class CycleState:
     cluster: Cluster
     request: np.ndarray
     data: dict[str, Any] = field(default_factory=dict)
+    # PreFilter's node-name result (upstream PreFilterResult.NodeNames): None = all nodes.
+    node_names: frozenset[str] | None = None
 
     def cluster_cache(self, key: Any, compute: Any) -> Any:
         """Node-derived data memoised on the cluster (see ``Cluster.node_cached``)."""
@@ -75,7 +77,7 @@ class CycleState:
     def clone(self) -> CycleState:
         """A copy whose plugin data can be changed by add_pod/remove_pod independently."""
         data = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in self.data.items()}
-        return CycleState(self.pod, self.cluster, self.request, data)
+        return CycleState(self.pod, self.cluster, self.request, data, self.node_names)
 
 
 class FilterPlugin:

@@ -216,6 +216,15 @@ class Scheduler:
                 alive[special] = False
                 remaining = np.flatnonzero(alive)
             filters_to_run = filters
+        if state.node_names is not None:
+            # Upstream evaluates only PreFilter's nodes; the rest get one absent-node status.
+            outside = np.array([i for i, node in enumerate(cluster.nodes)
+                                if node.name not in state.node_names], np.int64)
+            if outside.size:
+                statuses.set_many(outside, absent_status(filters))
+                alive[outside] = False
+                remaining = np.flatnonzero(alive)
+            special = [i for i in special if cluster.nodes[i].name in state.node_names]
         for plugin in filters_to_run:
             if remaining.size == 0:
                 break
@@ -318,6 +327,8 @@ class Scheduler:
         must run (including when no node is feasible: preemption needs every status).
         """
         cluster = self.cluster
+        if state.node_names is not None:
+            return None  # PreFilter narrowed the nodes: take the full path
         if not all(getattr(f, "node_local", False) for f in filters):
             return None
         scorers, others = [], []
@@ -410,6 +421,13 @@ class _CachedStatuses:
     statuses: NodeStatuses
     stamp: tuple
     pos: int
+
+
+def absent_status(filters: list[FilterPlugin]) -> Status:
+    """Status of nodes a PreFilter node-name result left out (upstream wording)."""
+    names = sorted(f.name for f in filters if f.name == "NodeAffinity")
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                  (f"node(s) didn't satisfy plugin(s) [{' '.join(names)}]",), "PreFilter")
 
 
 def add_to_view(state: CycleState, view: NodeView, pod: Pod,

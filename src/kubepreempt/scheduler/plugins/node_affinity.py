@@ -21,6 +21,29 @@ from kubepreempt.scheduler.framework import (
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+
+
+def required_node_names(pod: Pod) -> frozenset[str] | None:
+    """Upstream NodeAffinity PreFilter's node-name result.
+
+    When every required term names nodes (``matchFields: metadata.name In``, as DaemonSet
+    pods do), only the union of those names is evaluated; ``None`` means all nodes.
+    """
+    aff = pod.affinity
+    if aff is None or aff.node_required is None or not aff.node_required.terms:
+        return None
+    names: set[str] = set()
+    for term in aff.node_required.terms:
+        term_names: set[str] | None = None
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In":
+                term_names = set(req.values) if term_names is None else term_names & set(
+                    req.values)
+        if term_names is None:
+            return None  # terms are ORed: a term without node names admits every node
+        names |= term_names
+    return frozenset(names)
 
 
 def matches_node(pod: Pod, node: Node) -> bool:
@@ -47,6 +70,13 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
 
     def score_relevant(self, state: CycleState) -> bool:
         return bool(state.pod.affinity and state.pod.affinity.node_preferred)
+
+    def pre_filter(self, state: CycleState) -> Status | None:
+        names = required_node_names(state.pod)
+        if names is not None and not names:
+            return unresolvable(self.name, ERR_REASON_CONFLICT)
+        state.node_names = names
+        return None
 
     def filter(self, state: CycleState, view: NodeView) -> Status | None:
         return None if matches_node(state.pod, view.node) else unresolvable(self.name, ERR_REASON)
