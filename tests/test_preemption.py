@@ -266,3 +266,10 @@ def test_affinity_to_lower_priority_pod_prevents_preemption_there() -> None:
                    pod("new", "1", priority=10, spec_extra={"affinity": affinity}))
     d = schedule(c, "default/new")
     assert d.result == "unschedulable"
+
+
+def test_scheduling_gated_pod_is_not_scheduled() -> None:
+    c = cluster_of(node("n1"), pod("new", "1", spec_extra={"schedulingGates": [{"name": "g"}]}))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node) == ("unschedulable", None)
+    assert d.message == "Scheduling is blocked due to non-empty scheduling gates"

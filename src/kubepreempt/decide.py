@@ -27,6 +27,7 @@ from kubepreempt.scheduler.scheduler import Scheduler, fit_error_message
 SCHEDULED = "scheduled"
 PREEMPT = "preempt"
 UNSCHEDULABLE = "unschedulable"
+SCHEDULING_GATED = "Scheduling is blocked due to non-empty scheduling gates"
 
 
 @dataclass(slots=True)
@@ -151,6 +152,11 @@ def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
              scheduler: Scheduler | None = None) -> Decision:
     """Decide where ``pod`` goes, as kube-scheduler would (the cluster is not changed)."""
     target = resolve_pod(cluster, pod)
+    spec = target.raw.get("spec") if isinstance(target.raw, dict) else None
+    if isinstance(spec, dict) and spec.get("schedulingGates"):
+        # Upstream's SchedulingGates PreEnqueue keeps the pod out of the queue entirely.
+        return Decision(target.key, UNSCHEDULABLE, None, message=SCHEDULING_GATED,
+                        num_nodes=len(cluster.nodes))
     sched = scheduler or Scheduler(cluster)
     state, prefilter, filters = sched.new_state(target)
     nodes = cluster.nodes  # names are read only for nodes reported (no list of all)
