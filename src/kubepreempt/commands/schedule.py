@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -51,7 +52,9 @@ def _iso(epoch: float) -> str:
 
 def render(decision: Decision, explain: bool) -> None:
     """Readable output: one sentence, then tables."""
-    console = Console()
+    # Pipes get 80 columns by default, which truncates node and pod names; folding is
+    # better than an ellipsis, and a wider default suits the tables.
+    console = Console(width=None if sys.stdout.isatty() else 120)
     if decision.result == SCHEDULED:
         console.print(f"[green]{decision.pod}[/] fits without preemption: it is scheduled on "
                       f"[bold]{decision.node}[/].")
@@ -96,7 +99,8 @@ def render(decision: Decision, explain: bool) -> None:
     if decision.statuses:
         table = Table("node", "plugin", "code", "reasons", title="Nodes that did not fit")
         for node, st in sorted(decision.statuses.items()):
-            table.add_row(node, st.plugin, st.code.name, "; ".join(st.reasons))
+            code = "unresolvable" if st.unresolvable else "unschedulable"
+            table.add_row(node, st.plugin, code, "; ".join(st.reasons))
         console.print(table)
     if decision.preemption_statuses:
         table = Table("node", "why not a preemption candidate", title="Preemption")
