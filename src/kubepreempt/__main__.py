@@ -1,7 +1,5 @@
 """``python -m kubepreempt``."""
 
-import sys
+from kubepreempt.cli import run
 
-from kubepreempt.cli import main
-
-sys.exit(main())
+run()
