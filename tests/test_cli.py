@@ -123,3 +123,17 @@ def test_pod_selection_errors(capsys) -> None:
 def test_missing_file(capsys) -> None:
     code, _, err = run(capsys, "schedule", "/no/such/file.yaml", "--pod", "a/b")
     assert code == 2 and "no such file" in err
+
+
+def test_console_entry_point_flushes_output_and_exit_status() -> None:
+    import subprocess
+
+    ok = subprocess.run([sys.executable, "-m", "kubepreempt", "schedule", str(EXAMPLE),
+                         "--pod", "shop/checkout", "-o", "json"], capture_output=True, text=True)
+    assert ok.returncode == 0
+    assert json.loads(ok.stdout)["node"] == "node-b"
+    bad = subprocess.run([sys.executable, "-m", "kubepreempt", "schedule", str(EXAMPLE),
+                          "--pod", "shop/nope"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert bad.stderr.strip() == "error: --pod shop/nope: no such pod in the input"
