@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kubepreempt.api.errors import Source
 from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import Documents, RawObject
+
+FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
+BAR = {"matchExpressions": [{"key": "bar", "operator": "Exists"}]}
 
 
 def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: str = "110", labels=None,
@@ -75,6 +79,24 @@ def pdb(name: str, match_labels: dict, allowed: int | None = None, ns: str = "de
         out["spec"]["minAvailable"] = min_available
     if allowed is not None:
         out["status"]["disruptionsAllowed"] = allowed
+    return out
+
+
+def spread(max_skew: int, key: str, when: str = "DoNotSchedule", selector: Any = FOO, *,
+           min_domains: int | None = None, nap: str | None = None, ntp: str | None = None,
+           match_label_keys: Sequence[str] = ()) -> dict[str, Any]:
+    """``SpreadConstraint(maxSkew, key, when, selector, minDomains, nap, ntp, keys)``."""
+    out: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when}
+    if selector is not None:
+        out["labelSelector"] = selector
+    if min_domains is not None:
+        out["minDomains"] = min_domains
+    if nap:
+        out["nodeAffinityPolicy"] = nap
+    if ntp:
+        out["nodeTaintsPolicy"] = ntp
+    if match_label_keys:
+        out["matchLabelKeys"] = list(match_label_keys)
     return out
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from builders import BAR, spread
 from upstream_harness import (
-    BAR,
     OK,
     UNRES,
     UNSCHED,
@@ -28,7 +28,6 @@ from upstream_harness import (
     codes,
     run_filter,
     run_score,
-    spread,
     up_node,
     up_pod,
 )

@@ -23,8 +23,6 @@ OK = Code.SUCCESS
 UNSCHED = Code.UNSCHEDULABLE
 UNRES = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 NO_SCHEDULE = "NoSchedule"
-FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
-BAR = {"matchExpressions": [{"key": "bar", "operator": "Exists"}]}
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": NO_SCHEDULE}
 
 
@@ -59,24 +57,6 @@ def up_pod(name: str, labels: dict[str, str] | None = None, *, node: str | None 
     if terminating:
         meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": body, "status": {}}
-
-
-def spread(max_skew: int, key: str, when: str = "DoNotSchedule", selector: Any = FOO, *,
-           min_domains: int | None = None, nap: str | None = None, ntp: str | None = None,
-           match_label_keys: Sequence[str] = ()) -> dict[str, Any]:
-    """``SpreadConstraint(maxSkew, key, when, selector, minDomains, nap, ntp, keys)``."""
-    out: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when}
-    if selector is not None:
-        out["labelSelector"] = selector
-    if min_domains is not None:
-        out["minDomains"] = min_domains
-    if nap:
-        out["nodeAffinityPolicy"] = nap
-    if ntp:
-        out["nodeTaintsPolicy"] = ntp
-    if match_label_keys:
-        out["matchLabelKeys"] = list(match_label_keys)
-    return out
 
 
 def build(incoming: dict[str, Any], nodes: Sequence[dict], pods: Sequence[dict] = ()
