@@ -9,13 +9,14 @@ pre-computed cross-node state (inter-pod affinity, topology spread) implement ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from kubepreempt.api.objects import Pod
+from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster, NodeView
 
 MAX_NODE_SCORE = 100
@@ -98,13 +99,8 @@ class FilterPlugin:
 
         The default loops over ``filter``; plugins override it with vector code.
         """
-        failures: dict[Status, list[int]] = {}
         cluster = state.cluster
-        for i in nodes.tolist():
-            status = self.filter(state, cluster.node_view(i))
-            if status is not None:
-                failures.setdefault(status, []).append(i)
-        return [(np.array(ix, np.int64), st) for st, ix in failures.items()]
+        return group_failures(nodes, lambda i: self.filter(state, cluster.node_view(i)))
 
     def relevant(self, state: CycleState) -> bool:
         """False when the plugin cannot reject any node for this pod (skipped)."""
@@ -115,6 +111,55 @@ class FilterPlugin:
 
     def remove_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
         """Update this plugin's data in ``state`` as if ``pod`` left ``view``'s node."""
+
+
+class NodeCheckState(Protocol):
+    """A PreFilter result that decides single nodes and follows what-if pod moves."""
+
+    def check(self, node: Node) -> Status | None: ...
+
+    def update_with_pod(self, other: Pod, node: Node, delta: int) -> None: ...
+
+
+class PreFilterStatePlugin(FilterPlugin):
+    """A filter whose PreFilter stores a ``NodeCheckState`` under ``state.data[self.name]``
+    (absent: every node passes). Filter, AddPod and RemovePod delegate to that state, as
+    upstream's InterPodAffinity and PodTopologySpread do with their preFilterState."""
+
+    def _state(self, state: CycleState) -> NodeCheckState | None:
+        return state.data.get(self.name)
+
+    def filter(self, state: CycleState, view: NodeView) -> Status | None:
+        s = self._state(state)
+        return None if s is None else s.check(view.node)
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+        s = self._state(state)
+        if s is None:
+            return []
+        all_nodes = state.cluster.nodes  # no NodeView per node: check needs only the Node
+        return group_failures(nodes, lambda i: s.check(all_nodes[i]))
+
+    def add_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
+        s = self._state(state)
+        if s is not None:
+            s.update_with_pod(pod, view.node, 1)
+
+    def remove_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
+        s = self._state(state)
+        if s is not None:
+            s.update_with_pod(pod, view.node, -1)
+
+
+def group_failures(nodes: np.ndarray, check: Callable[[int], Status | None]
+                   ) -> list[tuple[np.ndarray, Status]]:
+    """``filter_nodes``' result from a per-node-index ``check``: failing indices by status."""
+    failures: dict[Status, list[int]] = {}
+    for i in nodes.tolist():
+        status = check(i)
+        if status is not None:
+            failures.setdefault(status, []).append(i)
+    return [(np.array(ix, np.int64), st) for st, ix in failures.items()]
 
 
 class ScorePlugin:

@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubepreempt.api.objects import Node, Pod, PodAffinityTerm
-from kubepreempt.cluster import Cluster, NodeView
+from kubepreempt.cluster import Cluster
 from kubepreempt.scheduler.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
-    FilterPlugin,
+    PreFilterStatePlugin,
     ScorePlugin,
     Status,
     unresolvable,
@@ -168,8 +168,9 @@ class _FilterState:
             if term_matches(t, other, self.ns_labels):
                 self.anti.bump(node, t.topology_key, delta)
 
-    def check(self, labels: Mapping[str, str]) -> Status | None:
-        """Upstream ``Filter`` on a node with ``labels``."""
+    def check(self, node: Node) -> Status | None:
+        """Upstream ``Filter`` for one node."""
+        labels = node.labels
         if self.pod_required:
             pods_exist = True
             for t in self.pod_required:
@@ -198,7 +199,7 @@ def _weighted(terms, weight_sign: int):
     return [(t.term, t.weight * weight_sign) for t in terms]
 
 
-class InterPodAffinity(FilterPlugin, ScorePlugin):
+class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
     """Upstream InterPodAffinity (PreFilter/Filter/AddPod/RemovePod, PreScore/Score)."""
 
     name = NAME
@@ -253,32 +254,6 @@ class InterPodAffinity(FilterPlugin, ScorePlugin):
             return _SKIP  # upstream: nothing can reject a node
         state.data[NAME] = s
         return None
-
-    def filter(self, state: CycleState, view: NodeView) -> Status | None:
-        s: _FilterState | None = state.data.get(NAME)
-        return None if s is None else s.check(view.node.labels)
-
-    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
-        s: _FilterState | None = state.data.get(NAME)
-        if s is None:
-            return []
-        all_nodes = state.cluster.nodes
-        failures: dict[Status, list[int]] = {}
-        for i in nodes.tolist():
-            status = s.check(all_nodes[i].labels)
-            if status is not None:
-                failures.setdefault(status, []).append(i)
-        return [(np.array(ix, np.int64), st) for st, ix in failures.items()]
-
-    def add_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
-        s: _FilterState | None = state.data.get(NAME)
-        if s is not None:
-            s.update_with_pod(pod, view.node, 1)
-
-    def remove_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
-        s: _FilterState | None = state.data.get(NAME)
-        if s is not None:
-            s.update_with_pod(pod, view.node, -1)
 
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:

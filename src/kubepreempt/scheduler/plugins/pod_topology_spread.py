@@ -35,12 +35,12 @@ import numpy as np
 
 from kubepreempt.api.objects import Node, Pod, TopologySpreadConstraint
 from kubepreempt.api.selectors import LabelSelector
-from kubepreempt.cluster import Cluster, NodeView
+from kubepreempt.cluster import Cluster
 from kubepreempt.scheduler.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
-    FilterPlugin,
+    PreFilterStatePlugin,
     ScorePlugin,
     Status,
     unresolvable,
@@ -244,7 +244,7 @@ def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray) -> np.ndarray |
     return out
 
 
-class PodTopologySpread(FilterPlugin, ScorePlugin):
+class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
     """Upstream PodTopologySpread (PreFilter/Filter/AddPod/RemovePod, PreScore/Score)."""
 
     name = NAME
@@ -267,32 +267,6 @@ class PodTopologySpread(FilterPlugin, ScorePlugin):
             return _SKIP
         state.data[NAME] = s
         return None
-
-    def filter(self, state: CycleState, view: NodeView) -> Status | None:
-        s: _FilterState | None = state.data.get(NAME)
-        return None if s is None else s.check(view.node)
-
-    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
-        s: _FilterState | None = state.data.get(NAME)
-        if s is None:
-            return []
-        all_nodes = state.cluster.nodes
-        failures: dict[Status, list[int]] = {}
-        for i in nodes.tolist():
-            status = s.check(all_nodes[i])
-            if status is not None:
-                failures.setdefault(status, []).append(i)
-        return [(np.array(ix, np.int64), st) for st, ix in failures.items()]
-
-    def add_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
-        s: _FilterState | None = state.data.get(NAME)
-        if s is not None:
-            s.update_with_pod(pod, view.node, 1)
-
-    def remove_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
-        s: _FilterState | None = state.data.get(NAME)
-        if s is not None:
-            s.update_with_pod(pod, view.node, -1)
 
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
