@@ -276,19 +276,8 @@ class Scheduler:
             rows = None
         if rows is not None:
             entry.pos = len(log)
-            statuses = entry.statuses
-            statuses._codes[rows] = -1
-            alive = np.ones(rows.size, bool)
-            remaining = rows
-            for plugin in filters:
-                if remaining.size == 0:
-                    break
-                failed = plugin.filter_nodes(state, remaining)
-                if failed:
-                    for bad, status in failed:
-                        statuses.set_many(bad, status)
-                        alive[np.searchsorted(rows, bad)] = False
-                    remaining = rows[alive]
+            entry.statuses._codes[rows] = -1
+            _filter_rows(state, filters, rows, entry.statuses)
         return entry.statuses.copy()
 
     # ---- scoring --------------------------------------------------------------------------
@@ -382,16 +371,8 @@ class Scheduler:
     def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list,
                       rows: np.ndarray) -> np.ndarray:
         """Weighted score sums for ``rows`` (``_INFEASIBLE`` where a filter rejects)."""
-        alive = np.ones(rows.size, bool)
-        remaining = rows
-        for plugin in filters:
-            if remaining.size == 0:
-                break
-            failed = plugin.filter_nodes(state, remaining)
-            if failed:
-                for bad, _status in failed:
-                    alive[np.searchsorted(rows, bad)] = False
-                remaining = rows[alive]
+        alive = _filter_rows(state, filters, rows)
+        remaining = rows[alive]
         out = np.full(rows.size, _INFEASIBLE, np.int64)
         if remaining.size:
             total = np.zeros(remaining.size, np.int64)
@@ -403,6 +384,26 @@ class Scheduler:
 
 
 _INFEASIBLE = np.iinfo(np.int64).min
+
+
+def _filter_rows(state: CycleState, filters: list[FilterPlugin], rows: np.ndarray,
+                 statuses: NodeStatuses | None = None) -> np.ndarray:
+    """Run ``filters`` in order over ``rows`` (sorted node indices), each plugin on the
+    nodes still passing; the mask over ``rows`` of those passing all. A node's first
+    failure goes into ``statuses`` when given, as in the full filter pass."""
+    alive = np.ones(rows.size, bool)
+    remaining = rows
+    for plugin in filters:
+        if remaining.size == 0:
+            break
+        failed = plugin.filter_nodes(state, remaining)
+        if failed:
+            for bad, status in failed:
+                if statuses is not None:
+                    statuses.set_many(bad, status)
+                alive[np.searchsorted(rows, bad)] = False
+            remaining = rows[alive]
+    return alive
 
 
 @dataclass(slots=True)
