@@ -248,13 +248,7 @@ class Preemptor:
             # same answer as _prune + FastVictims below, in O(changed nodes) + one pass.
             for i in cache.select(self, order, now, node_statuses, candidates).tolist():
                 self._exact(state, filters, i, now, candidates, node_statuses)
-            if not candidates:
-                return self._none(pod, n, node_statuses)
-            best, step = pick_one_node(candidates, now)
-            cleared = [p for p in scheduler.nominator.on_node(best.node)
-                       if p.priority < pod.priority and p.key != pod.key]
-            return PreemptionResult(True, "", best.node, best.victims, best.pdb_violations,
-                                    candidates, node_statuses, step, cleared)
+            return self._result(pod, n, candidates, node_statuses, now)
         order = self._prune(state, filters, order, node_statuses)
         fast = FastVictims.compute(self, state, filters, order, now) if self.fast else None
         if fast is not None and not self.sample and not self.materialize:
@@ -282,13 +276,7 @@ class Preemptor:
                     continue
                 if self.sample and non_violating > 0 and len(candidates) >= limit:
                     break
-        if not candidates:
-            return self._none(pod, n, node_statuses)
-        best, step = pick_one_node(candidates, now)
-        cleared = [p for p in scheduler.nominator.on_node(best.node)
-                   if p.priority < pod.priority and p.key != pod.key]
-        return PreemptionResult(True, "", best.node, best.victims, best.pdb_violations,
-                                candidates, node_statuses, step, cleared)
+        return self._result(pod, n, candidates, node_statuses, now)
 
     def _exact(self, state: CycleState, filters: list[FilterPlugin], i: int, now: float,
                candidates: list[Candidate], node_statuses: NodeStatuses) -> bool:
@@ -301,6 +289,18 @@ class Preemptor:
             return False
         candidates.append(Candidate(cluster.nodes[i].name, i, victims, violations))
         return True
+
+    def _result(self, pod: Pod, n: int, candidates: list[Candidate],
+                node_statuses: NodeStatuses, now: float) -> PreemptionResult:
+        """The best candidate (none without candidates), and the lower-priority pods
+        nominated to its node, whose nominations the preemption clears."""
+        if not candidates:
+            return self._none(pod, n, node_statuses)
+        best, step = pick_one_node(candidates, now)
+        cleared = [p for p in self.scheduler.nominator.on_node(best.node)
+                   if p.priority < pod.priority and p.key != pod.key]
+        return PreemptionResult(True, "", best.node, best.victims, best.pdb_violations,
+                                candidates, node_statuses, step, cleared)
 
     def _none(self, pod: Pod, n: int, node_statuses: NodeStatuses) -> PreemptionResult:
         return PreemptionResult(True, "preemption: " + fit_error_message(n, node_statuses),
