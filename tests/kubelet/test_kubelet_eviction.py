@@ -28,20 +28,17 @@ def order(pods, resource, usage_mi):
     return [k.split("/")[1] for k in rank_for_eviction(pods, resource, usage).order]
 
 
-def test_exceeds_request_memory():
-    below = mem("below-requests", -1, "200Mi")
-    exceeds = mem("exceeds-requests", 1, "100Mi")
+BY_RESOURCE = pytest.mark.parametrize(("build", "resource"), [
+    (mem, "memory"), (disk, "ephemeral-storage")], ids=["memory", "disk"])
+
+
+@BY_RESOURCE
+def test_exceeds_request(build, resource):
+    below = build("below-requests", -1, "200Mi")
+    exceeds = build("exceeds-requests", 1, "100Mi")
     # exceeding ranks first even though its priority is higher
-    assert order([below, exceeds], "memory", {"below-requests": 199,
+    assert order([below, exceeds], resource, {"below-requests": 199,
                                               "exceeds-requests": 101}) == [
-        "exceeds-requests", "below-requests"]
-
-
-def test_exceeds_request_disk():
-    below = disk("below-requests", -1, "200Mi")
-    exceeds = disk("exceeds-requests", 1, "100Mi")
-    assert order([below, exceeds], "ephemeral-storage", {"below-requests": 199,
-                                                         "exceeds-requests": 101}) == [
         "exceeds-requests", "below-requests"]
 
 
@@ -66,7 +63,8 @@ def test_ordered_by_memory():
         "guaranteed-high", "guaranteed-low"]
 
 
-def test_ordered_by_priority_memory():
+@BY_RESOURCE
+def test_ordered_by_priority(build, resource):
     names = ["above-requests-low-priority-high-usage", "above-requests-low-priority-low-usage",
              "above-requests-high-priority-high-usage",
              "above-requests-high-priority-low-usage",
@@ -76,8 +74,8 @@ def test_ordered_by_priority_memory():
     reqs = [None, None, "100Mi", "100Mi", "1Gi", "1Gi", "1Gi", "1Gi"]
     prios = [LOW, LOW, HIGH, HIGH, LOW, LOW, HIGH, HIGH]
     usage = [500, 50, 600, 150, 800, 200, 800, 200]
-    pods = [mem(n, p, r) for n, p, r in zip(names, prios, reqs, strict=True)]
-    got = order(list(reversed(pods)), "memory", dict(zip(names, usage, strict=True)))
+    pods = [build(n, p, r) for n, p, r in zip(names, prios, reqs, strict=True)]
+    got = order(list(reversed(pods)), resource, dict(zip(names, usage, strict=True)))
     assert got == names
 
 
@@ -90,21 +88,6 @@ def test_ordered_by_disk():
     assert order(pods, "ephemeral-storage", dict(zip(names, usage, strict=True))) == [
         "best-effort-high", "burstable-high", "best-effort-low", "burstable-low",
         "guaranteed-high", "guaranteed-low"]
-
-
-def test_ordered_by_priority_disk():
-    names = ["above-requests-low-priority-high-usage", "above-requests-low-priority-low-usage",
-             "above-requests-high-priority-high-usage",
-             "above-requests-high-priority-low-usage",
-             "below-requests-low-priority-high-usage", "below-requests-low-priority-low-usage",
-             "below-requests-high-priority-high-usage",
-             "below-requests-high-priority-low-usage"]
-    reqs = [None, None, "100Mi", "100Mi", "1Gi", "1Gi", "1Gi", "1Gi"]
-    prios = [LOW, LOW, HIGH, HIGH, LOW, LOW, HIGH, HIGH]
-    usage = [500, 50, 600, 150, 800, 200, 800, 200]
-    pods = [disk(n, p, r) for n, p, r in zip(names, prios, reqs, strict=True)]
-    got = order(list(reversed(pods)), "ephemeral-storage", dict(zip(names, usage, strict=True)))
-    assert got == names
 
 
 def test_pods_without_stats_rank_first_by_priority():
