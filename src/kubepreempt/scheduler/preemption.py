@@ -479,13 +479,7 @@ class FastVictims:
         # Requests without every lower-priority pod (prio_requested sums the same vectors).
         base = cluster.requested[nodes] - cluster.requested_below(pod.priority)[nodes]
         fits0 = ~insufficient(state, base, alloc).any(axis=1)
-        victim = np.zeros(valid.shape, bool)
-        for k in np.flatnonzero(valid.any(axis=0)).tolist():
-            cur = base + req[:, k, :]
-            fits = ~insufficient(state, cur, alloc).any(axis=1)
-            back = valid[:, k] & fits
-            base[back] = cur[back]
-            victim[:, k] = valid[:, k] & ~fits
+        victim = _reprieve(state, base, alloc, req, valid)
         keep = fits0 & victim.any(axis=1)
         nodes, victim = nodes[keep], victim[keep]
         if not nodes.size:
@@ -639,13 +633,7 @@ class PreemptionCache:
         finite = np.isfinite(start)
         self.latest[rows] = np.where(valid & finite, start, -np.inf).max(axis=1)
         req = index.req[rows]
-        victim = np.zeros(valid.shape, bool)
-        for k in np.flatnonzero(valid.any(axis=0)).tolist():
-            cur = base + req[:, k, :]
-            fits = ~insufficient(state, cur, alloc).any(axis=1)
-            back = valid[:, k] & fits
-            base[back] = cur[back]
-            victim[:, k] = valid[:, k] & ~fits
+        victim = _reprieve(state, base, alloc, req, valid)
         anyv = victim.any(axis=1)
         self.fast[rows] = (~index.pdb_hit[rows] & self.indep_ok[rows] & ~dropped & anyv)
         highest = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
@@ -716,3 +704,16 @@ def pick_one_node(candidates: list[Candidate], now: float) -> tuple[Candidate, s
     return remaining[0], TIE_BREAKS[-1]
 
 
+def _reprieve(state: CycleState, base: np.ndarray, alloc: np.ndarray, req: np.ndarray,
+              valid: np.ndarray) -> np.ndarray:
+    """Victims per row (node) and column (lower-priority pod, most important first):
+    each pod is added back to ``base`` (requests without them all; updated in place)
+    when it still fits, as upstream's reprieve loop, every node at once."""
+    victim = np.zeros(valid.shape, bool)
+    for k in np.flatnonzero(valid.any(axis=0)).tolist():
+        cur = base + req[:, k, :]
+        fits = ~insufficient(state, cur, alloc).any(axis=1)
+        back = valid[:, k] & fits
+        base[back] = cur[back]
+        victim[:, k] = valid[:, k] & ~fits
+    return victim

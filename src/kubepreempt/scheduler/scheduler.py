@@ -225,15 +225,8 @@ class Scheduler:
                 alive[outside] = False
                 remaining = np.flatnonzero(alive)
             special = [i for i in special if cluster.nodes[i].name in state.node_names]
-        for plugin in filters_to_run:
-            if remaining.size == 0:
-                break
-            failed = plugin.filter_nodes(state, remaining)
-            if failed:
-                for bad, status in failed:
-                    statuses.set_many(bad, status)
-                    alive[bad] = False
-                remaining = np.flatnonzero(alive)
+        if filters_to_run:
+            remaining = remaining[_filter_rows(state, filters_to_run, remaining, statuses)]
         passed = [remaining]
         for i in special:
             status = self.filter_with_nominated(state, cluster.node_view(i), filters)
