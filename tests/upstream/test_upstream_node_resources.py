@@ -14,9 +14,7 @@ resource set); TestRestartableInitContainers' "SidecarContainers disabled" cases
 gate); TestPreFilterDisabled (Go cycle-state plumbing); TestFitScore's "if PreScore is not
 called" duplicates are the same numbers as the PreScore cases.
 
-balanced_allocation_test.go is not ported: the stored upstream copy predates the current
-standard-deviation formula (it still enables BalanceAttachedNodeVolumes), so its expected
-values are not current upstream's.
+balanced_allocation_test.go is ported in ``test_upstream_balanced_allocation.py``.
 """
 
 from __future__ import annotations
