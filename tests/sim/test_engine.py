@@ -81,3 +81,39 @@ def test_until_stops_the_clock_and_metrics_add_up() -> None:
     assert abs(r.metrics["utilization"]["cpuMean"] - 20 / 30) < 1e-9
     c = r.metrics["classes"]["(priority 0)"]
     assert (c["pods"], c["scheduled"], c["pending"], c["meanPending"]) == (4, 4, 0, 0.0)
+
+
+def test_unschedulable_pool_flush_retries_after_five_minutes() -> None:
+    # y fails at 45 s and no event ever moves it: the z pods binding change the cluster
+    # but a bind moves only pods with inter-pod affinity (upstream AssignedPodAdd). The pool
+    # flush runs every 30 s from 0 and moves pods that waited *more* than 5 min: 345 s is
+    # past 45 + 300 and not a tick, so y is retried at 360; after its failure at 360, the
+    # tick at 660 is exactly 300 s later (not more), so the next retry is at 690. Then the
+    # cluster does not change any more and the run ends rather than retrying forever.
+    r = run(node("n1", 10) + pod("x", 8, 0, "n1") + pod("y", 3, 0, arrival="45s")
+            + pod("z1", 1, 0, arrival="100s") + pod("z2", 1, 0, arrival="400s"))
+    assert timeline(r, "bound", "unschedulable") == [
+        (45.0, "unschedulable", "y", None), (100.0, "bound", "z1", "n1"),
+        (360.0, "unschedulable", "y", None), (400.0, "bound", "z2", "n1"),
+        (690.0, "unschedulable", "y", None)]
+    assert r.end == 690.0 and r.attempts == 5
+
+
+def test_no_pool_retries_when_nothing_changed() -> None:
+    # y failed on the state the cluster still has: a flush retry would fail the same way,
+    # so the run ends at 0 instead of retrying every 5 min forever.
+    r = run(node("n1", 4) + pod("x", 4, 0, "n1") + pod("y", 4, 0))
+    assert timeline(r, "unschedulable") == [(0.0, "unschedulable", "y", None)]
+    assert r.end == 0.0
+
+
+def test_backoff_counts_from_the_failure_and_ends_on_a_one_second_flush() -> None:
+    # Attempts take 0.3 s. x binds at 0.3 and completes at 1.3. y is popped at 0.3 and fails
+    # at 0.6: backoff 1 s from the failure (upstream Timestamp), so until 1.6. x's completion
+    # at 1.3 moves y to backoffQ; backoffQ is flushed every second, so y is popped at 2.0
+    # and binds at 2.3.
+    r = run(node("n1", 4) + pod("x", 4, 0, duration="1s") + pod("y", 4, 0), latency=0.3)
+    got = [(round(t, 6), *rest) for t, *rest in
+           timeline(r, "bound", "completed", "unschedulable")]
+    assert got == [(0.3, "bound", "x", "n1"), (0.6, "unschedulable", "y", None),
+                   (1.3, "completed", "x", "n1"), (2.3, "bound", "y", "n1")]

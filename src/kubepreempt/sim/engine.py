@@ -26,7 +26,14 @@ from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.decision import attempt
 from kubepreempt.sim.metrics import Event, PodRecord, Series
-from kubepreempt.sim.queue import FIFO, PRIORITY, QueuedPod, SchedulingQueue
+from kubepreempt.sim.queue import (
+    FIFO,
+    PRIORITY,
+    QueuedPod,
+    SchedulingQueue,
+    backoff_tick,
+    leftover_tick,
+)
 from kubepreempt.sim.scenario import PodPlan, Scenario
 
 # Orders among events at the same time (smaller first).
@@ -81,6 +88,7 @@ class Simulator:
         self._removed: set[str] = set()
         self._affinity_pending: set[str] = set()
         self._wakes: set[float] = set()
+        self._flush_ticks: set[float] = set()  # pending unschedulable-pool flushes
         self._kick_pending = False
         self._in_flight: QueuedPod | None = None
         self._moved = False
@@ -128,10 +136,13 @@ class Simulator:
         handlers = {"arrive": self._on_arrive, "term": self._on_term,
                     "complete": self._on_complete, "node-add": self._on_node_add,
                     "node-remove": self._on_node_remove, "kubelet": self._on_kubelet,
-                    "backoff": self._on_backoff, "kick": self._on_kick, "cycle": self._on_cycle}
+                    "backoff": self._on_backoff, "flush": self._on_flush,
+                    "kick": self._on_kick, "cycle": self._on_cycle}
         while heap:
             if until is not None and heap[0][0] > until:
                 break
+            if len(heap) == len(self._flush_ticks) and self._settled():
+                break  # only pool flushes are left, and they would retry on the same state
             time, _, _, kind, payload = heapq.heappop(heap)
             self.now = time
             handlers[kind](payload)
@@ -172,10 +183,19 @@ class Simulator:
         else:
             points.append((self.now, n))
 
+    def _settled(self) -> bool:
+        """Nothing is queued but pool pods that already failed on the current state."""
+        queue = self.queue
+        return (self._in_flight is None and not queue.active_count and not queue.backoff_count
+                and all(q.failed_version == self.version
+                        for q in queue.unschedulable.values()))
+
     def _wake(self, times: list[float] | float | None) -> None:
+        """Wake at the backoffQ flushes (every second) that end these backoffs."""
         if times is None:
             return
-        for t in (times if isinstance(times, list) else [times]):
+        for until in (times if isinstance(times, list) else [times]):
+            t = backoff_tick(until)
             if t not in self._wakes:
                 self._wakes.add(t)
                 self._push(t, _BACKOFF, "backoff", t)
@@ -361,6 +381,27 @@ class Simulator:
         self._wakes.discard(t)
         self.queue.flush_backoff(self.now)
 
+    def _on_flush(self, t: float) -> None:
+        """Upstream's 30-s ``flushUnschedulablePodsLeftover`` tick (only ticks that move a
+        pod are simulated: each pool pod schedules the first tick that would move it)."""
+        self._flush_ticks.discard(t)
+        wake = self.queue.flush_leftover(self.now)
+        if wake is None:
+            return
+        if self._in_flight is not None:
+            self._moved = True  # a move request during the attempt (moveRequestCycle)
+        self._wake(wake)
+
+    def _requeue(self, q: QueuedPod) -> None:
+        """A failed attempt: back to the queue, with the pool flush that would move it."""
+        q.failed_version = self.version
+        self._wake(self.queue.failed(q, self.now, self._moved))
+        if q.where == "unschedulable":
+            t = leftover_tick(self.now)
+            if t not in self._flush_ticks:
+                self._flush_ticks.add(t)
+                self._push(t, _BACKOFF, "flush", t)
+
     def _on_kick(self, _: Any) -> None:
         self._kick_pending = False
         if self._in_flight is not None:
@@ -413,7 +454,7 @@ class Simulator:
                 self.version += 1
                 self._event(m.NOMINATED, pod.key, d.node,
                             "victims: " + ", ".join(sorted(v.key for v in pre.victims)))
-            self._wake(self.queue.failed(q, t, self._moved))
+            self._requeue(q)
             return
         if pre.eligible and pod.nominated_node_name:
             # Upstream: preemption ran and found no node, so the old nomination is cleared.
@@ -428,7 +469,7 @@ class Simulator:
 
     def _failed(self, q: QueuedPod, detail: str) -> None:
         self._event(m.UNSCHEDULABLE, q.pod.key, q.pod.nominated_node_name or None, detail)
-        self._wake(self.queue.failed(q, self.now, self._moved))
+        self._requeue(q)
 
 
 def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,

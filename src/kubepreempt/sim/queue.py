@@ -3,14 +3,18 @@
 Mirrors upstream's ``PriorityQueue``: activeQ pops the highest priority first, then the
 pod that entered the queue first (``QueuedPodInfo.Timestamp``, reset when a pod returns
 to the pool); pods that fail wait in the unschedulable pool until a cluster event moves
-them, to activeQ if their backoff (1 s doubling per attempt, at most 10 s) has passed,
-else to backoffQ until it has. ``fifo`` mode is the pre-1.9 behaviour: pods are taken in
+them, to activeQ if their backoff (1 s doubling per attempt, at most 10 s, counted from
+the failure) has passed, else to backoffQ until it has. Pods that stay in the pool longer
+than ``podMaxInUnschedulablePodsDuration`` (5 min) are moved by a flush that runs every
+30 s (upstream ``flushUnschedulablePodsLeftover``); backoffQ is flushed every second.
+``fifo`` mode is the pre-1.9 behaviour: pods are taken in
 the order they (re-)entered the queue, whatever their priority.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 
 from kubepreempt.api.objects import Pod
@@ -19,6 +23,11 @@ PRIORITY = "priority"
 FIFO = "fifo"
 INITIAL_BACKOFF = 1.0
 MAX_BACKOFF = 10.0
+# Upstream DefaultPodMaxInUnschedulablePodsDuration and the flush periods of
+# PriorityQueue.Run (wait.Until from the scheduler's start: ticks at 0, 30, 60, ... s).
+MAX_IN_UNSCHEDULABLE = 300.0
+UNSCHEDULABLE_FLUSH_PERIOD = 30.0
+BACKOFF_FLUSH_PERIOD = 1.0
 
 
 def backoff_duration(attempts: int, initial: float = INITIAL_BACKOFF,
@@ -32,6 +41,20 @@ def backoff_duration(attempts: int, initial: float = INITIAL_BACKOFF,
     return duration
 
 
+def backoff_tick(until: float) -> float:
+    """The first backoffQ flush (every second from 0) at which a backoff ending at ``until``
+    is over (upstream: not backing off once ``until`` is not after now)."""
+    tick = math.ceil(round(until / BACKOFF_FLUSH_PERIOD, 9)) * BACKOFF_FLUSH_PERIOD
+    return float(tick)
+
+
+def leftover_tick(failed_at: float) -> float:
+    """The first pool flush (every 30 s from 0) that moves a pod which failed at
+    ``failed_at``: the pod must have waited strictly longer than 5 minutes."""
+    due = round((failed_at + MAX_IN_UNSCHEDULABLE) / UNSCHEDULABLE_FLUSH_PERIOD, 9)
+    return float((math.floor(due) + 1) * UNSCHEDULABLE_FLUSH_PERIOD)
+
+
 @dataclass(slots=True)
 class QueuedPod:
     """Queue bookkeeping for one pending pod."""
@@ -39,15 +62,16 @@ class QueuedPod:
     pod: Pod
     timestamp: float  # when it (re-)entered the queue
     attempts: int = 0
-    last_attempt: float = 0.0
     where: str = ""  # "active", "backoff", "unschedulable", "" (popped / gone)
     token: int = 0  # invalidates stale heap entries
+    failed_version: int = -1  # the simulator's state version at its last failure
 
     def backoff_until(self) -> float:
-        """When this pod's backoff ends."""
+        """When this pod's backoff ends: upstream ``getBackoffTime`` is Timestamp (reset at
+        the failure, after the attempt) plus the backoff for the attempts so far."""
         if self.attempts == 0:
             return self.timestamp
-        return self.last_attempt + backoff_duration(self.attempts)
+        return self.timestamp + backoff_duration(self.attempts)
 
 
 class SchedulingQueue:
@@ -63,6 +87,7 @@ class SchedulingQueue:
         self.unschedulable: dict[str, QueuedPod] = {}
         self._seq = 0
         self.active_count = 0
+        self.backoff_count = 0
 
     def _next(self) -> int:
         self._seq += 1
@@ -90,6 +115,7 @@ class SchedulingQueue:
         until = q.backoff_until()
         heapq.heappush(self._backoff, (until, q.token, q.token, q.pod.key))
         q.where = "backoff"
+        self.backoff_count += 1
         return until
 
     def _leave(self, q: QueuedPod) -> None:
@@ -97,6 +123,8 @@ class SchedulingQueue:
             del self.unschedulable[q.pod.key]
         elif q.where == "active":
             self.active_count -= 1
+        elif q.where == "backoff":
+            self.backoff_count -= 1
         q.where = ""
 
     # ---- the scheduler's side ---------------------------------------------------------------
@@ -109,7 +137,6 @@ class SchedulingQueue:
                 continue
             self._leave(q)
             q.attempts += 1
-            q.last_attempt = now
             return q
         return None
 
@@ -156,6 +183,23 @@ class SchedulingQueue:
         if q is None or q.where != "unschedulable":
             return None
         return self._backoff_or_active(q, now)
+
+    def flush_leftover(self, now: float,
+                       max_wait: float = MAX_IN_UNSCHEDULABLE) -> list[float] | None:
+        """Upstream ``flushUnschedulablePodsLeftover``: pool pods that have waited more than
+        ``max_wait`` since their failure go to activeQ or backoffQ.
+
+        Returns None if nothing moved, else the backoff expiries to wake up at.
+        """
+        stale = [q for q in self.unschedulable.values() if now - q.timestamp > max_wait]
+        if not stale:
+            return None
+        wake: list[float] = []
+        for q in stale:
+            until = self._backoff_or_active(q, now)
+            if until is not None:
+                wake.append(until)
+        return wake
 
     def flush_backoff(self, now: float) -> None:
         """Move pods whose backoff has ended from backoffQ to activeQ."""
