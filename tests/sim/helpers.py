@@ -12,12 +12,14 @@ from kubepreempt.sim.engine import SimResult
 
 
 def run(yaml_text: str, queue: str = "priority", until: float | None = None,
-        seed: int | None = None, latency: float = 0.0) -> SimResult:
+        seed: int | None = None, latency: float = 0.0,
+        node_pressure: bool = False) -> SimResult:
     """Simulate a scenario given as YAML text."""
     docs = Documents()
     for i, doc in enumerate(parse_text(textwrap.dedent(yaml_text), "test.yaml")):
         flatten(doc, Source("test.yaml", i), docs)
-    return simulate(build_scenario(docs, seed), queue=queue, until=until, latency=latency)
+    return simulate(build_scenario(docs, seed), queue=queue, until=until, latency=latency,
+                    node_pressure=node_pressure)
 
 
 def node(name: str, cpu: int, **ann: str) -> str:

@@ -51,6 +51,9 @@ def register(app: typer.Typer) -> None:
             "--latency", help="Time each scheduling attempt takes (e.g. 50ms).")] = "0",
         max_rows: Annotated[int, typer.Option(
             "--max-rows", help="Timeline rows to print (0: all).")] = 200,
+        node_pressure: Annotated[bool, typer.Option(
+            "--node-pressure", help="Kubelet node-pressure eviction from the pods' "
+            "kubepreempt.io/memory-usage and ephemeral-storage-usage.")] = False,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -60,7 +63,8 @@ def register(app: typer.Typer) -> None:
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
         scenario = load_scenario(files, seed)
-        result = _run(scenario, queue, lat, stop, show_progress=output == "table")
+        result = _run(scenario, queue, lat, stop, show_progress=output == "table",
+                      node_pressure=node_pressure)
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
@@ -74,7 +78,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
-         show_progress: bool) -> SimResult:
+         show_progress: bool, node_pressure: bool = False) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -94,7 +98,8 @@ def _run(scenario, queue: str, latency: float, until: float | None,
 
     try:
         return simulate(scenario, queue=queue, latency=latency, until=until,
-                        progress=progress if show_progress else None)
+                        progress=progress if show_progress else None,
+                        node_pressure=node_pressure)
     finally:
         if "bar" in state:
             state["bar"].stop()

@@ -13,6 +13,7 @@ from :func:`kubepreempt.decide.schedule`; this module only applies them.
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,7 +21,9 @@ from typing import Any
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
 from kubepreempt.cluster import CPU, MEMORY, _pdb_disruptions_allowed
+from kubepreempt.api.quantity import parse_quantity
 from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
+from kubepreempt.kubelet.eviction import rank_for_eviction
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
@@ -35,6 +38,12 @@ from kubepreempt.sim.queue import (
     leftover_tick,
 )
 from kubepreempt.sim.scenario import PodPlan, Scenario
+
+# The kubelet's default hard eviction thresholds (pkg/kubelet/apis/config/v1beta1):
+# memory.available<100Mi and nodefs.available<10% (imagefs and inodes are not modelled).
+MEMORY_AVAILABLE_MIN = 100 * 1024 * 1024
+NODEFS_AVAILABLE_FRACTION = 0.10
+_SIGNALS = {"memory": "memory.available", "ephemeral-storage": "nodefs.available"}
 
 # Orders among events at the same time (smaller first).
 _FREE, _NODE, _ARRIVE, _KUBELET, _BACKOFF, _KICK, _CYCLE = range(7)
@@ -64,7 +73,7 @@ class Simulator:
     """Plays a :class:`Scenario` forward in time."""
 
     def __init__(self, scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
-                 keep_timeline: bool = True) -> None:
+                 keep_timeline: bool = True, node_pressure: bool = False) -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
         self.scen = scenario
@@ -75,6 +84,8 @@ class Simulator:
         self.sched = Scheduler(self.cluster, nominator=self.nominator)
         self.latency = latency
         self.keep_timeline = keep_timeline
+        self.node_pressure = node_pressure
+        self._thresholds: dict[str, list[tuple[str, int, int]]] = {}
         self.now = 0.0
         self.heap: list[tuple] = []
         self.seq = 0
@@ -120,6 +131,9 @@ class Simulator:
                 pod.deletion_timestamp = None
                 self._signal(pod, 0.0, m.TERMINATED, "terminating in the input", quiet=True)
         self._sample_util(0.0)
+        if self.node_pressure:
+            for idx in range(len(self.cluster.nodes)):
+                self._check_pressure(idx)
         for n in self.scen.nodes:
             if n.arrival > 0:
                 self._push(n.arrival, _NODE, "node-add", n)
@@ -236,6 +250,8 @@ class Simulator:
             # Upstream AssignedPodAdd: pods waiting on inter-pod (anti-)affinity may now fit.
             self._wake(self.queue.move_all(
                 t, only=lambda p: p.key in self._affinity_pending))
+        if self.node_pressure and not quiet:
+            self._check_pressure(self.cluster.node_index[node])
 
     def _signal(self, pod: Pod, t: float, etype: str, detail: str, quiet: bool = False) -> bool:
         """Send SIGTERM: the pod keeps its resources until it exits. False if already sent."""
@@ -284,6 +300,79 @@ class Simulator:
             self._gone(key, m.COMPLETED, "Succeeded")
         elif rec.phase == "Terminating":  # finished its work during the grace period
             self._gone(key, m.TERMINATED, "Failed", "exited during grace period")
+
+    # ---- node-pressure eviction (--node-pressure) ----
+    def _usage(self, pod: Pod, resource: str) -> int:
+        """Modelled usage: the pod's ``*-usage`` annotation, else its request."""
+        return self.plans[pod.key].usage.get(resource, pod.requests.get(resource, 0))
+
+    def _node_thresholds(self, idx: int) -> list[tuple[str, int, int]]:
+        """(resource, capacity, minimum available) per signal the node can have, memory
+        first (upstream ranks memory signals before the others).
+
+        Capacity is ``status.capacity`` when the node gives it; else allocatable plus the
+        hard threshold the kubelet subtracts from capacity to get allocatable (no
+        kube/system-reserved): so pods using only their requests never cause pressure.
+        """
+        node = self.cluster.nodes[idx]
+        cached = self._thresholds.get(node.name)
+        if cached is not None:
+            return cached
+        status = node.raw.get("status") if isinstance(node.raw, dict) else None
+        capacity = status.get("capacity") if isinstance(status, dict) else None
+        out = []
+        for resource in _SIGNALS:
+            alloc = node.allocatable.get(resource, 0)
+            raw = capacity.get(resource) if isinstance(capacity, dict) else None
+            if raw is not None:
+                cap = math.ceil(parse_quantity(str(raw)))
+            elif resource == "memory":
+                cap = alloc + MEMORY_AVAILABLE_MIN if alloc else 0
+            else:
+                cap = int(alloc / (1 - NODEFS_AVAILABLE_FRACTION))
+            if cap <= 0:
+                continue  # the node does not report this resource: no signal
+            minimum = (MEMORY_AVAILABLE_MIN if resource == "memory"
+                       else int(cap * NODEFS_AVAILABLE_FRACTION))
+            out.append((resource, cap, minimum))
+        self._thresholds[node.name] = out
+        return out
+
+    def _check_pressure(self, idx: int) -> None:
+        """The hollow kubelet's eviction manager on one node after a change.
+
+        While a hard threshold is crossed (available = capacity - summed usage of the
+        node's pods, terminating ones included, below the minimum), evict one pod: the
+        first non-critical, non-terminating pod of ``rank_for_eviction`` for the starved
+        resource. Hard evictions use grace period 0, so the pod is gone at once.
+        """
+        if self.cluster.nodes[idx].name in self._removed:
+            return
+        thresholds = self._node_thresholds(idx)
+        if not thresholds:
+            return
+        pods_on = self.cluster.node_pods[idx]
+        while pods_on:
+            pods = list(pods_on.values())
+            starved = ""
+            for resource, cap, minimum in thresholds:
+                available = cap - sum(self._usage(p, resource) for p in pods)
+                if available < minimum:
+                    starved = resource
+                    detail = (f"node pressure: {_SIGNALS[resource]} {available} < "
+                              f"{minimum}")
+                    break
+            if not starved:
+                return
+            live = [p for p in pods if not p.terminating]
+            usage = {p.key: {starved: self._usage(p, starved)} for p in live}
+            key = rank_for_eviction(live, starved, usage).next
+            if key is None:
+                return  # only critical or already terminating pods left
+            rec = self.records[key]
+            rec.preempted_at = self.now
+            self.series.preemptions.append((self.now, rec.pod.priority))
+            self._gone(key, m.EVICTED, "Failed", detail)
 
     # ---- arrivals ----
     def _on_arrive(self, plan: PodPlan) -> None:
@@ -474,8 +563,13 @@ class Simulator:
 
 def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
              until: float | None = None, keep_timeline: bool = True,
-             progress: Callable[[float], None] | None = None) -> SimResult:
-    """Run ``scenario`` and return the result (events, per-pod outcomes, metrics)."""
+             progress: Callable[[float], None] | None = None,
+             node_pressure: bool = False) -> SimResult:
+    """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
+
+    ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage.
+    """
     if queue not in (PRIORITY, FIFO):
         raise InputError(f"--queue must be {PRIORITY} or {FIFO}, not {queue!r}")
-    return Simulator(scenario, queue, latency, keep_timeline).run(until, progress)
+    return Simulator(scenario, queue, latency, keep_timeline,
+                     node_pressure).run(until, progress)

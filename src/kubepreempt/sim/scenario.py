@@ -13,12 +13,16 @@ Annotations (all optional):
   they arrive every ``kubepreempt.io/interval`` (default 0: together) or as a Poisson
   process with ``kubepreempt.io/rate`` (``2/m``, ``30/h``, ``0.5/s`` or plain per second;
   seeded by ``--seed``), starting at the arrival time.
+* ``kubepreempt.io/memory-usage``, ``kubepreempt.io/ephemeral-storage-usage`` (Pod): what
+  the pod uses once running (quantities such as ``1Gi``), for node-pressure eviction
+  (``--node-pressure``); default: the pod's request.
 
 Times are ``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Iterable
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
+from kubepreempt.api.quantity import parse_quantity
 from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import Documents, RawObject, load_documents
 
@@ -37,6 +42,8 @@ REMOVAL = PREFIX + "removal"
 REPLICAS = PREFIX + "replicas"
 INTERVAL = PREFIX + "interval"
 RATE = PREFIX + "rate"
+USAGE = {"memory": PREFIX + "memory-usage",
+         "ephemeral-storage": PREFIX + "ephemeral-storage-usage"}
 SIM_KINDS = ("PodMetrics",)
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -91,6 +98,7 @@ class PodPlan:
     exit_after: float | None  # None: uses the whole grace period
     via_kubelet: bool = False  # arrives with spec.nodeName: kubelet admission
     template: str = ""  # pods of one template share scheduling answers
+    usage: dict[str, int] = field(default_factory=dict)  # modelled usage (bytes)
 
 
 @dataclass(slots=True)
@@ -138,6 +146,25 @@ def _time(obj: RawObject, key: str, default: float | None) -> float | None:
 
 def _pod_name(obj: RawObject) -> str:
     return f"{obj.namespace or 'default'}/{obj.name}"
+
+
+def _usage(obj: RawObject) -> dict[str, int]:
+    """The ``*-usage`` annotations in bytes (rounded up, as quantities are)."""
+    out: dict[str, int] = {}
+    ann = _annotations(obj)
+    for resource, key in USAGE.items():
+        raw = ann.get(key)
+        if raw is None:
+            continue
+        try:
+            value = parse_quantity(str(raw).strip())
+            if value < 0:
+                raise ValueError(f"{raw!r} is negative")
+        except ValueError as exc:
+            raise InputError(f"annotation {key}: {exc}", obj.source, "Pod",
+                             _pod_name(obj)) from None
+        out[resource] = math.ceil(value)
+    return out
 
 
 def _replicas(obj: RawObject) -> int:
@@ -195,6 +222,7 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
                 arrival = _time(obj, ARRIVAL, None)
                 _time(obj, DURATION, None)  # validate early, before the cluster is built
                 _time(obj, EXIT_AFTER, None)
+                _usage(obj)
                 later_pods.append((obj, arrival))
                 continue
             base.add(obj)
@@ -217,6 +245,7 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
             continue
         duration = _time(obj, DURATION, None)
         exit_after = _time(obj, EXIT_AFTER, None)
+        usage = _usage(obj)
         n = _replicas(obj)
         if pod.node_name and n > 1:
             raise InputError(f"{REPLICAS} is for pending pod templates, not pods with "
@@ -234,7 +263,8 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
             if p.key in seen:
                 raise InputError("duplicate object", obj.source, "Pod", p.key)
             seen.add(p.key)
-            plan = PodPlan(p, t, duration, exit_after, template=pod.key if n > 1 else "")
+            plan = PodPlan(p, t, duration, exit_after, template=pod.key if n > 1 else "",
+                           usage=usage)
             if p.node_name and arrival is None:
                 scen.initial[p.key] = plan  # running at time 0
                 initial_starts.append(plan)
