@@ -20,8 +20,8 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import CPU, MEMORY, _pdb_disruptions_allowed
 from kubepreempt.api.quantity import parse_quantity
+from kubepreempt.cluster import CPU, MEMORY, _pdb_disruptions_allowed
 from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
 from kubepreempt.kubelet.eviction import rank_for_eviction
 from kubepreempt.scheduler.nominator import Nominator
