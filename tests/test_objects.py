@@ -159,3 +159,20 @@ def test_bind_many_matches_bind() -> None:
         assert (batch._prio_rows(prio) == single._prio_rows(prio)).all()  # widened lazily
     assert [list(p) for p in batch.node_pods] == [list(p) for p in single.node_pods]
     assert batch.change_log == single.change_log
+
+
+def test_pdb_disruptions_allowed_as_the_disruption_controller_computes() -> None:
+    from builders import pdb
+
+    from kubepreempt.cluster import pdb_disruptions_allowed
+
+    # Three matching pods, two bound (healthy), one pending: minAvailable 1 allows 1.
+    c = cluster_of(node("n1"), pod("a", "1", node_name="n1", labels={"app": "x"}),
+                   pod("b", "1", node_name="n1", labels={"app": "x"}),
+                   pod("c", "1", labels={"app": "x"}),
+                   pdb("p", {"app": "x"}, min_available=1))
+    budget = c.pdbs[0]
+    pods = list(c.pods.values()) + list(c.pending.values())
+    assert pdb_disruptions_allowed(budget, pods) == 1 == budget.disruptions_allowed
+    budget.status_disruptions_allowed = 0  # the status, when given, wins
+    assert pdb_disruptions_allowed(budget, pods) == 0

@@ -305,7 +305,7 @@ class Cluster:
         return Cluster()
 
 
-def _pdb_disruptions_allowed(pdb: PodDisruptionBudget, pods: Iterable[Pod]) -> int:
+def pdb_disruptions_allowed(pdb: PodDisruptionBudget, pods: Iterable[Pod]) -> int:
     """``status.disruptionsAllowed``, or what the disruption controller would compute.
 
     Without the owning controllers' scale, the expected pod count is the number of
@@ -380,7 +380,7 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
     for o in docs.of("PodDisruptionBudget"):
         pdb = parse_pdb(o.body, o.source)
-        pdb.disruptions_allowed = _pdb_disruptions_allowed(pdb, all_pods)
+        pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)
         cluster.pdbs.append(pdb)
     if warn:
         docs.warn_unused((*SCHEDULER_KINDS, *extra_kinds))

@@ -21,7 +21,7 @@ from typing import Any
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
 from kubepreempt.api.quantity import parse_quantity
-from kubepreempt.cluster import CPU, MEMORY, _pdb_disruptions_allowed
+from kubepreempt.cluster import CPU, MEMORY, pdb_disruptions_allowed
 from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
 from kubepreempt.kubelet.eviction import rank_for_eviction
 from kubepreempt.scheduler.nominator import Nominator
@@ -512,7 +512,7 @@ class Simulator:
         pods = list(self.cluster.pods.values())
         for pdb in self.cluster.pdbs:
             if pdb.status_disruptions_allowed is None:
-                pdb.disruptions_allowed = _pdb_disruptions_allowed(pdb, pods)
+                pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, pods)
 
     def _on_cycle(self, q: QueuedPod) -> None:
         self._in_flight = None
