@@ -9,6 +9,7 @@ pre-computed cross-node state (inter-pod affinity, topology spread) implement ``
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -81,7 +82,7 @@ class CycleState:
         return CycleState(self.pod, self.cluster, self.request, data, self.node_names)
 
 
-class FilterPlugin:
+class FilterPlugin(ABC):
     """Base class of filter plugins. Subclasses set ``name`` and implement ``filter``."""
 
     name = "Filter"
@@ -90,9 +91,9 @@ class FilterPlugin:
         """Compute per-pod data into ``state.data``; a status here rejects every node."""
         return None
 
+    @abstractmethod
     def filter(self, state: CycleState, view: NodeView) -> Status | None:
         """Verdict for one node (``None`` means it passes)."""
-        raise NotImplementedError
 
     def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
         """Verdicts for many nodes: a list of (failing node indices, status).
@@ -108,9 +109,11 @@ class FilterPlugin:
 
     def add_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
         """Update this plugin's data in ``state`` as if ``pod`` ran on ``view``'s node."""
+        return None  # node-local plugins keep no cross-node data: nothing to update
 
     def remove_pod(self, state: CycleState, pod: Pod, view: NodeView) -> None:
         """Update this plugin's data in ``state`` as if ``pod`` left ``view``'s node."""
+        return None  # node-local plugins keep no cross-node data: nothing to update
 
 
 class NodeCheckState(Protocol):
@@ -162,7 +165,7 @@ def group_failures(nodes: np.ndarray, check: Callable[[int], Status | None]
     return [(np.array(ix, np.int64), st) for st, ix in failures.items()]
 
 
-class ScorePlugin:
+class ScorePlugin(ABC):
     """Base class of score plugins: ``score`` returns normalised 0..100 per node."""
 
     name = "Score"
@@ -170,10 +173,11 @@ class ScorePlugin:
 
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
         """Compute per-pod scoring data (optional)."""
+        return None  # most scorers need no per-pod preparation
 
+    @abstractmethod
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         """Scores for ``nodes`` (int64, already normalised to 0..MAX_NODE_SCORE)."""
-        raise NotImplementedError
 
     def relevant(self, state: CycleState) -> bool:
         """False when the plugin would give every node the same score (skipped)."""
