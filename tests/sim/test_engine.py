@@ -117,3 +117,48 @@ def test_backoff_counts_from_the_failure_and_ends_on_a_one_second_flush() -> Non
            timeline(r, "bound", "completed", "unschedulable")]
     assert got == [(0.3, "bound", "x", "n1"), (0.6, "unschedulable", "y", None),
                    (1.3, "completed", "x", "n1"), (2.3, "bound", "y", "n1")]
+
+
+_ZONED = """
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{zone: {zone}}}}}
+status: {{allocatable: {{cpu: "{cpu}", memory: 64Gi, pods: "110"}}}}
+"""
+_WEB = """
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels: {{app: web}}
+  annotations: {{kubepreempt.io/arrival: "{arrival}"}}
+spec:
+  priority: 0{extra}
+  containers:
+  - name: c
+    resources: {{requests: {{cpu: "{cpu}"}}}}
+"""
+_SPREAD = """
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,
+     labelSelector: {matchLabels: {app: web}}}"""
+
+
+def test_bind_requeues_pods_rejected_by_hard_topology_spread() -> None:
+    # y (web, spread maxSkew 1 over zones) fails at 0: zone a already has w1 and zone b's
+    # nodes have no room. At 100 s w2 (web, pinned to zone b) binds on n3, which evens the
+    # zones; upstream's PodTopologySpread requeues on that AssignedPodAdd, so y binds at
+    # 100 s on n1 instead of waiting for the 5-minute pool flush.
+    r = run(_ZONED.format(name="n1", zone="a", cpu=10) + _ZONED.format(name="n2", zone="b", cpu=4)
+            + _ZONED.format(name="n3", zone="b", cpu=2)
+            + _WEB.format(name="w1", arrival="0s", cpu=1, extra="\n  nodeName: n1")
+            + pod("f", 4, 0, "n2")
+            + _WEB.format(name="y", arrival="0s", cpu=3, extra=_SPREAD)
+            + _WEB.format(name="w2", arrival="100s", cpu=2,
+                          extra="\n  nodeSelector: {zone: b}"))
+    # (w1 carries an arrival time, so it is admitted by the kubelet at 0: a "bound" event.)
+    assert timeline(r, "bound", "unschedulable") == [
+        (0.0, "bound", "w1", "n1"), (0.0, "unschedulable", "y", None),
+        (100.0, "bound", "w2", "n3"), (100.0, "bound", "y", "n1")]

@@ -247,7 +247,8 @@ class Simulator:
         if plan.duration is not None:
             self._push(t + plan.duration, _FREE, "complete", (pod.key, rec.epoch))
         if self._affinity_pending and not quiet:
-            # Upstream AssignedPodAdd: pods waiting on inter-pod (anti-)affinity may now fit.
+            # Upstream AssignedPodAdd: pods waiting on inter-pod (anti-)affinity or hard
+            # topology spread may now fit.
             self._wake(self.queue.move_all(
                 t, only=lambda p: p.key in self._affinity_pending))
         if self.node_pressure and not quiet:
@@ -390,7 +391,10 @@ class Simulator:
             self.nominator.add(pod, nominated)  # status.nominatedNodeName is honoured
             self.records[pod.key].nominated_node = nominated
             self.version += 1
-        if pod.affinity is not None and pod.affinity.has_pod_terms:
+        # Pods whose fit depends on other pods' placement: upstream's InterPodAffinity and
+        # PodTopologySpread both requeue on AssignedPodAdd.
+        if (pod.affinity is not None and pod.affinity.has_pod_terms) or any(
+                c.when_unsatisfiable == "DoNotSchedule" for c in pod.spread):
             self._affinity_pending.add(pod.key)
         self.queue.add(pod, self.now)
 
