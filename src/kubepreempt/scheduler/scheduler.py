@@ -8,7 +8,7 @@ whose name sorts first (upstream picks randomly among them).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -252,23 +252,11 @@ class Scheduler:
         try:
             key = (state.request.tobytes(), pod.tolerations, tuple(pod.node_selector.items()),
                    pod.affinity, pod.node_name, pod.host_ports, tuple(f.name for f in filters))
-            entry = self._status_cache.get(key)
+            entry, rows = _refresh(self._status_cache, key, cluster,
+                                   lambda n, stamp: _CachedStatuses(NodeStatuses(n), stamp, 0))
         except TypeError:  # an unhashable field: no caching for this pod
             return None
-        n = len(cluster.nodes)
-        log = cluster.change_log
-        stamp = (cluster.node_generation, cluster.change_epoch, n, cluster.alloc.shape[1])
-        if entry is None or entry.stamp != stamp:
-            if len(self._status_cache) >= 256:
-                self._status_cache.clear()
-            entry = self._status_cache[key] = _CachedStatuses(NodeStatuses(n), stamp, 0)
-            rows = np.arange(n, dtype=np.int64)
-        elif entry.pos != len(log):
-            rows = np.unique(np.array(log[entry.pos:], np.int64))
-        else:
-            rows = None
         if rows is not None:
-            entry.pos = len(log)
             entry.statuses._codes[rows] = -1
             _filter_rows(state, filters, rows, entry.statuses)
         return entry.statuses.copy()
@@ -325,24 +313,12 @@ class Scheduler:
                    pod.tolerations, tuple(pod.node_selector.items()), pod.affinity,
                    pod.node_name, pod.host_ports, tuple(f.name for f in filters),
                    tuple(s.name for s in scorers), tuple(s.name for s in others))
-            entry = self._fast_cache.get(key)
+            entry, rows = _refresh(self._fast_cache, key, cluster,
+                                   lambda n, stamp: _Cached(np.empty(n, np.int64), stamp, 0))
         except TypeError:  # an unhashable field: no caching for this pod
             return None
         n = len(cluster.nodes)
-        stamp = (cluster.node_generation, cluster.change_epoch, n, cluster.alloc.shape[1])
-        if entry is None or entry.stamp != stamp:
-            if len(self._fast_cache) >= 256:
-                self._fast_cache.clear()
-            entry = self._fast_cache[key] = _Cached(np.empty(n, np.int64), stamp, 0)
-            rows = np.arange(n, dtype=np.int64)
-        else:
-            log = cluster.change_log
-            fresh = len(log) - entry.pos
-            # One bind since the last pod is the common case: skip np.unique's sort.
-            rows = (None if fresh == 0 else np.array(log[-1:], np.int64) if fresh == 1
-                    else np.unique(np.array(log[entry.pos:], np.int64)))
         if rows is not None:
-            entry.pos = len(cluster.change_log)
             entry.total[rows] = self._local_totals(state, filters, scorers, rows)
         total = entry.total
         if others:
@@ -397,6 +373,36 @@ def _filter_rows(state: CycleState, filters: list[FilterPlugin], rows: np.ndarra
                 alive[np.searchsorted(rows, bad)] = False
             remaining = rows[alive]
     return alive
+
+
+_CACHE_ENTRIES = 256  # signatures kept per cache; a burst of new shapes starts it afresh
+
+
+def _refresh(cache: dict, key: tuple, cluster: Cluster,
+             make: Callable[[int, tuple], Any]) -> tuple[Any, np.ndarray | None]:
+    """The per-signature cache entry for ``key`` and the node rows it must recompute.
+
+    A new entry (or one made stale by node changes) covers every node; otherwise only the
+    nodes in ``Cluster.change_log`` since the entry was last brought up to date. ``None``
+    means the entry is current. Raises TypeError for an unhashable key.
+    """
+    n = len(cluster.nodes)
+    log = cluster.change_log
+    stamp = (cluster.node_generation, cluster.change_epoch, n, cluster.alloc.shape[1])
+    entry = cache.get(key)
+    if entry is None or entry.stamp != stamp:
+        if len(cache) >= _CACHE_ENTRIES:
+            cache.clear()
+        entry = cache[key] = make(n, stamp)
+        rows: np.ndarray | None = np.arange(n, dtype=np.int64)
+    else:
+        fresh = len(log) - entry.pos
+        # One bind since the last pod is the common case: skip np.unique's sort.
+        rows = (None if fresh == 0 else np.array(log[-1:], np.int64) if fresh == 1
+                else np.unique(np.array(log[entry.pos:], np.int64)))
+    if rows is not None:
+        entry.pos = len(log)
+    return entry, rows
 
 
 @dataclass(slots=True)
