@@ -211,6 +211,19 @@ def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
     return targets
 
 
+def _finish(fits: bool, targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
+            allow_borrowing: bool, trace: Trace, no_fit: str) -> list[Target]:
+    """End of both target searches: nothing when the workload still does not fit, else the
+    targets minimised in reverse; either way the snapshot gets its workloads back."""
+    if not fits:
+        trace.note(no_fit)
+        _restore(snap, targets)
+        return []
+    targets = _fill_back(targets, req, st, snap, allow_borrowing, trace)
+    _restore(snap, targets)
+    return targets
+
+
 def _restore(snap: Snapshot, targets: list[Target]) -> None:
     for t in targets:
         snap.add_workload(t.info)
@@ -243,13 +256,8 @@ def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: Re
         if workload_fits(req, st, allow_borrowing):
             fits = True
             break
-    if not fits:
-        trace.note("  the workload does not fit even without all these candidates")
-        _restore(snap, targets)
-        return []
-    targets = _fill_back(targets, req, st, snap, allow_borrowing, trace)
-    _restore(snap, targets)
-    return targets
+    return _finish(fits, targets, req, st, snap, allow_borrowing, trace,
+                   "  the workload does not fit even without all these candidates")
 
 
 def _can_borrow_within_cohort(st: CQState, priority: int) -> tuple[bool, int | None]:
@@ -397,13 +405,8 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                            f"share {cand_cq.share}, preemptor {new_share})")
                 if workload_fits(req, nominated, True):
                     fits = True
-    if not fits:
-        trace.note("  the workload does not fit with the allowed preemptions")
-        _restore(snap, targets)
-        return []
-    targets = _fill_back(targets, req, nominated, snap, True, trace)
-    _restore(snap, targets)
-    return targets
+    return _finish(fits, targets, req, nominated, snap, True, trace,
+                   "  the workload does not fit with the allowed preemptions")
 
 
 def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: float,
