@@ -86,9 +86,9 @@ def test_unschedulable_message_as_upstream(tmp_path: Path, capsys) -> None:
 
 BAD_INPUTS = {
     "malformed": ("kind: Pod\nmetadata: {name: [\n", "line 3"),
-    "no-name": ("kind: Node\nmetadata: {}\n", "Node: object has no metadata.name"),
+    "no-name": ("kind: Node\nmetadata: {}\n", "Node: metadata.name: Required value: name or generateName is required"),
     "bad-quantity": ("kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: 1x}}\n",
-                     "Node n: status.allocatable.cpu"),
+                     'Node n: Node "n" is invalid: status.allocatable.cpu: Invalid value: "1x"'),
     "unknown-class": ("kind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: gold, "
                       "containers: []}\n", "Pod default/p: unknown PriorityClass 'gold'"),
     "duplicate": ("kind: Node\nmetadata: {name: n}\n---\nkind: Node\nmetadata: {name: n}\n",

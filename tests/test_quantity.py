@@ -51,7 +51,10 @@ SUFFIXES = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 1
 
 @given(st.integers(min_value=0, max_value=10**9), st.sampled_from(sorted(SUFFIXES)))
 def test_integer_with_suffix_is_exact(number: int, suffix: str) -> None:
-    assert parse_quantity(f"{number}{suffix}") == number * SUFFIXES[suffix]
+    exact = number * SUFFIXES[suffix]
+    if suffix.endswith("i"):  # ParseQuantity caps binary-suffixed amounts at int64's maximum
+        exact = min(exact, (1 << 63) - 1)
+    assert parse_quantity(f"{number}{suffix}") == exact
 
 
 @given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=0, max_value=999))

@@ -26,7 +26,7 @@ from kubepreempt.api.objects import (
     parse_pod,
 )
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
-from kubepreempt.manifests import Documents, paused_gc
+from kubepreempt.manifests import Documents, paused_gc, reading
 
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
@@ -343,16 +343,21 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
 
 
 def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> Cluster:
-    classes: list[PriorityClass] = [parse_priority_class(o.body, o.source)
-                                    for o in docs.of("PriorityClass")]
+    classes: list[PriorityClass] = []
+    for o in docs.of("PriorityClass"):
+        with reading(o):
+            classes.append(parse_priority_class(o.body, o.source))
     cluster = Cluster(priority=PriorityResolver(classes))
     for o in docs.of("Namespace"):
         meta = o.body.get("metadata") or {}
         labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
         labels.setdefault("kubernetes.io/metadata.name", o.name)
         cluster.namespaces[o.name] = Namespace(o.name, labels)
-    nodes = sorted((parse_node(o.body, o.source) for o in docs.of("Node")),
-                   key=lambda n: n.name)
+    nodes: list[Node] = []
+    for o in docs.of("Node"):
+        with reading(o):
+            nodes.append(parse_node(o.body, o.source))
+    nodes.sort(key=lambda n: n.name)
     cluster.add_nodes(nodes)
     finished = 0
     all_pods: list[Pod] = []
@@ -361,7 +366,8 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     resolve = cluster.priority.resolve
     node_index = cluster.node_index
     for o in docs.of("Pod"):
-        pod = parse_pod(o.body, o.source, resolve)
+        with reading(o):
+            pod = parse_pod(o.body, o.source, resolve)
         if pod.phase in ("Succeeded", "Failed"):
             finished += 1
             continue
@@ -379,7 +385,8 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
             cluster.add_pending(pod)
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
     for o in docs.of("PodDisruptionBudget"):
-        pdb = parse_pdb(o.body, o.source)
+        with reading(o):
+            pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)
         cluster.pdbs.append(pdb)
     if warn:

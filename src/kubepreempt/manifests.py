@@ -8,6 +8,7 @@ command does not use are reported once on stderr (:meth:`Documents.warn_unused`)
 from __future__ import annotations
 
 import gc
+import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -20,6 +21,7 @@ import orjson
 import yaml
 
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.validation import VALIDATORS, invalid_message
 
 try:  # libyaml's C loader is ~10x faster; it is a safe loader (no arbitrary objects).
     _YamlLoader: Any = yaml.CSafeLoader
@@ -89,9 +91,74 @@ def _iter_files(path: Path) -> Iterator[Path]:
         raise InputError("no such file or directory", Source(str(path)))
 
 
+# An anchor (&a) and an alias (*a) in the text: only then is the aliasing check worth its
+# extra pass over the file.
+_ANCHOR = re.compile(r"(?:^|[\s\[{,])&[^\s\[\]{},]")
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s\[\]{},]")
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    # go-yaml's allowedAliasRatio: 99% of a small document may come from aliases, falling
+    # to 10% for documents of four million nodes and more.
+    low, high = 400_000, 4_000_000
+    if decoded <= low:
+        return 0.99
+    if decoded >= high:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - low) / (high - low)
+
+
+def _check_aliasing(text: str, label: str) -> None:
+    """Refuse "billion laughs" documents as sigs.k8s.io/yaml (go-yaml) does.
+
+    PyYAML shares one object between an anchor and its aliases, so loading is cheap, but
+    anything that walks the values would visit the expansion: nine aliases of nine aliases
+    of ... is 9**n nodes. Count the expanded size on the node graph (memoised, so linear in
+    the file) and apply go-yaml's limit: more than 100 aliased nodes, more than 1000 in all
+    and too large a share of them from aliases is "excessive aliasing".
+    """
+    sizes: dict[int, int] = {}
+
+    def expanded(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        stack = [(node, False)]
+        while stack:  # iterative: deep nesting must not hit Python's recursion limit
+            current, done = stack.pop()
+            if id(current) in sizes:
+                continue
+            children = []
+            if isinstance(current, yaml.SequenceNode):
+                children = current.value
+            elif isinstance(current, yaml.MappingNode):
+                children = [n for pair in current.value for n in pair]
+            if done:
+                sizes[id(current)] = 1 + sum(sizes[id(c)] for c in children)
+            else:
+                stack.append((current, True))
+                stack.extend((c, False) for c in children if id(c) not in sizes)
+        return sizes[key]
+
+    for node in yaml.compose_all(text, Loader=_YamlLoader):
+        if node is None:
+            continue
+        sizes.clear()
+        decoded = expanded(node)
+        aliased = decoded - len(sizes)
+        if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_ratio(
+                decoded):
+            raise InputError("malformed YAML: document contains excessive aliasing",
+                             Source(label))
+
+
 def _yaml_documents(text: str, label: str) -> list[Any]:
     try:
+        if _ANCHOR.search(text) and _ALIAS.search(text):
+            _check_aliasing(text, label)
         return list(yaml.load_all(text, Loader=_YamlLoader))
+    except RecursionError:
+        raise InputError("malformed YAML: nested too deeply", Source(label)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "?"
@@ -109,7 +176,7 @@ def parse_text(text: str | bytes, label: str) -> list[Any]:
             try:
                 doc = orjson.loads(text)
                 return doc if isinstance(doc, list) else [doc]
-            except orjson.JSONDecodeError:
+            except orjson.JSONDecodeError:  # also orjson's nesting limit (1024 levels)
                 pass  # YAML is a superset of JSON; let the YAML parser report the error
         try:
             text = text.decode("utf-8")
@@ -122,18 +189,78 @@ def _flatten(doc: Any, source: Source, out: Documents) -> None:
     if doc is None:
         return  # empty document (e.g. a trailing '---')
     if not isinstance(doc, Mapping):
-        raise InputError(f"document is a {type(doc).__name__}, not a Kubernetes object", source)
+        raise InputError(f"document is {_a(doc)}, not a Kubernetes object", source)
     kind = doc.get("kind")
     if not kind or not isinstance(kind, str):
         raise InputError("document has no kind", source)
     if kind == "List" or (kind.endswith("List") and isinstance(doc.get("items"), list)):
         item_kind = kind[:-4] if kind != "List" else None
-        for item in doc.get("items") or []:
+        items = doc.get("items")
+        if items is not None and not isinstance(items, list):
+            raise InputError(f"items must be a list, not {_a(items)}", source, kind)
+        for i, item in enumerate(items or []):
             if isinstance(item, Mapping) and item_kind and "kind" not in item:
                 item = {**item, "kind": item_kind}  # typed lists omit the item kind
-            _flatten(item, source, out)
+            _flatten(item, Source(source.path, source.index, i), out)
         return
-    out.add(RawObject(kind, doc, source))
+    obj = RawObject(kind, doc, source)
+    check_object(obj)
+    out.add(obj)
+
+
+def _a(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def check_object(obj: RawObject) -> None:
+    """The checks every command's objects pass before any command reads them.
+
+    ``metadata`` must be an object whose ``name`` and ``namespace`` are strings; the kinds
+    kube-apiserver validates (Pod, Node, PriorityClass, PodDisruptionBudget, Namespace) must
+    pass its validation of the fields kubepreempt reads (:mod:`kubepreempt.api.validation`),
+    reported in its words.
+    """
+    meta = obj.body.get("metadata")
+    if meta is not None and not isinstance(meta, Mapping):
+        raise InputError(f"metadata must be an object, not {_a(meta)}", obj.source, obj.kind)
+    meta = meta or {}
+    for key in ("name", "namespace"):
+        value = meta.get(key)
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"metadata.{key} must be a string, not {_a(value)}", obj.source,
+                             obj.kind)
+    validate = VALIDATORS.get(obj.kind)
+    if validate is None:
+        return
+    if not meta.get("name"):
+        raise InputError("metadata.name: Required value: name or generateName is required",
+                         obj.source, obj.kind)
+    errors = validate(obj.body)
+    if errors:
+        raise InputError(invalid_message(obj.kind, obj.name, errors), obj.source, obj.kind,
+                         object_name(obj))
+
+
+def object_name(obj: RawObject) -> str:
+    """``namespace/name`` for namespaced kinds, ``name`` otherwise (as errors print it)."""
+    if obj.kind in ("Node", "PriorityClass", "Namespace", "ResourceFlavor", "ClusterQueue",
+                    "WorkloadPriorityClass", "Cohort"):
+        return obj.name
+    return f"{obj.namespace or 'default'}/{obj.name}" if obj.name else ""
+
+
+@contextmanager
+def reading(obj: RawObject) -> Iterator[None]:
+    """Turn any error raised while building a typed object from ``obj`` into an
+    :class:`InputError` naming it: the last line of defence of the one-line contract."""
+    try:
+        yield
+    except InputError as exc:
+        raise exc.located(obj.source, obj.kind, object_name(obj) or None) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            RecursionError) as exc:
+        raise InputError(f"{exc}", obj.source, obj.kind, object_name(obj) or None) from None
 
 
 @contextmanager
@@ -174,10 +301,8 @@ def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
                 except OSError as exc:
                     raise InputError(f"cannot read: {exc.strerror}", Source(str(f))) from None
         for label, data in files:
-            docs = parse_text(data, label)
-            multi = len(docs) > 1
-            for i, doc in enumerate(docs):
-                _flatten(doc, Source(label, i if multi else None), out)
+            for i, doc in enumerate(parse_text(data, label)):
+                _flatten(doc, Source(label, i), out)
     check_duplicates(out)
     return out
 

@@ -7,13 +7,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where an object came from: file path (or ``-``) and 0-based document index."""
+    """Where an object came from: file path (or ``-``), 0-based document index and, for
+    the items of a ``kind: List``, the 0-based item index. Printed counting from 1."""
 
     path: str = "<memory>"
     index: int | None = None
+    item: int | None = None
 
     def __str__(self) -> str:
-        return self.path if self.index is None else f"{self.path}[{self.index}]"
+        if self.index is None:
+            return self.path
+        where = f"{self.path} (document {self.index + 1}"
+        return where + (f", item {self.item + 1})" if self.item is not None else ")")
 
 
 class InputError(ValueError):

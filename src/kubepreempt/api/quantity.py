@@ -32,15 +32,22 @@ _QUANTITY = re.compile(
 )
 # Go rejects exponents this large; it also keeps us from building huge integers.
 _MAX_EXPONENT = 1000
+INT64_MAX = (1 << 63) - 1
 
 
 class QuantityError(ValueError):
     """A string that Kubernetes would not accept as a quantity."""
 
 
-@lru_cache(maxsize=65536)
 def parse_quantity(text: str | int | float) -> Fraction:
     """Parse a quantity (``"100m"``, ``"1.5Gi"``, ``"1e3"``, ``2``) to an exact fraction."""
+    if not isinstance(text, str | int | float):  # lists and mappings are not even hashable
+        raise QuantityError(f"quantities must be strings or numbers, not {type(text).__name__}")
+    return _parse_quantity(text)
+
+
+@lru_cache(maxsize=65536)
+def _parse_quantity(text: str | int | float) -> Fraction:
     if isinstance(text, bool):
         raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
     if isinstance(text, int):
@@ -57,7 +64,8 @@ def parse_quantity(text: str | int | float) -> Fraction:
     sign, number, suffix = match.groups()
     value = Fraction(number)
     if suffix in _BINARY:
-        value *= _BINARY[suffix]
+        # ParseQuantity caps binary-suffixed (BinarySI) amounts at the largest int64.
+        value = min(value * _BINARY[suffix], Fraction(INT64_MAX))
     elif suffix[:1] in ("e", "E") and len(suffix) > 1:
         exponent = int(suffix[1:])
         if abs(exponent) > _MAX_EXPONENT:
@@ -83,8 +91,18 @@ def value(text: str | int | float) -> int:
 
 
 def canonical(resource: str, text: str | int | float) -> int:
-    """Canonical integer amount of ``resource``: milli-CPU for ``cpu``, else ``value``."""
-    return milli_value(text) if resource == "cpu" else value(text)
+    """Canonical integer amount of ``resource``: milli-CPU for ``cpu``, else ``value``.
+
+    Amounts beyond int64 are refused: upstream reads them with ``Value()``/``MilliValue()``,
+    whose result for such a quantity is undefined (Go's ``big.Int.Int64`` keeps the low 64
+    bits), so no answer computed from one means anything.
+    """
+    amount = milli_value(text) if resource == "cpu" else value(text)
+    if not -INT64_MAX <= amount <= INT64_MAX:
+        unit = "milli-units" if resource == "cpu" else "units"
+        raise QuantityError(f"quantity {text!r} is {amount} {unit}, beyond the int64 range "
+                            "the scheduler and kubelet count in")
+    return amount
 
 
 def format_amount(resource: str, amount: int) -> str:

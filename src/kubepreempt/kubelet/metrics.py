@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import resource_list
-from kubepreempt.manifests import RawObject
+from kubepreempt.manifests import RawObject, reading
 
 KIND = "PodMetrics"
 GROUP = "metrics.k8s.io"
@@ -58,7 +58,8 @@ def parse_pod_metrics(objects: Iterable[RawObject]) -> dict[str, PodUsage]:
     """PodMetrics objects -> usage by pod key (``namespace/name``); duplicates are errors."""
     out: dict[str, PodUsage] = {}
     for o in objects:
-        pu = parse_one(o.body, o.source)
+        with reading(o):
+            pu = parse_one(o.body, o.source)
         if pu.key in out:
             raise InputError("duplicate PodMetrics for the same pod", o.source, KIND, pu.key)
         out[pu.key] = pu

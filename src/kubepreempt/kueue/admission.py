@@ -31,7 +31,7 @@ from kubepreempt.kueue.objects import (
 )
 from kubepreempt.kueue.preemption import Target, Trace, get_targets
 from kubepreempt.kueue.quota import CQState, Snapshot, Usage, WorkloadInfo, workload_info
-from kubepreempt.manifests import Documents
+from kubepreempt.manifests import Documents, reading
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass", "Workload",
          "Configuration", "PriorityClass")
@@ -55,20 +55,26 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInpu
     """Parse every Kueue object in ``docs`` (one-line InputErrors on bad objects)."""
     out = KueueInputs()
     for obj in docs.of("ResourceFlavor"):
-        rf = parse_resource_flavor(obj)
+        with reading(obj):
+            rf = parse_resource_flavor(obj)
         out.flavors[rf.name] = rf
     for obj in docs.of("ClusterQueue"):
-        cq = parse_cluster_queue(obj)
+        with reading(obj):
+            cq = parse_cluster_queue(obj)
         out.cluster_queues[cq.name] = cq
     for obj in docs.of("LocalQueue"):
-        lq = parse_local_queue(obj)
+        with reading(obj):
+            lq = parse_local_queue(obj)
         out.local_queues[(lq.namespace, lq.name)] = lq
     for obj in docs.of("WorkloadPriorityClass"):
-        wpc = parse_workload_priority_class(obj)
+        with reading(obj):
+            wpc = parse_workload_priority_class(obj)
         out.priority_classes[wpc.name] = wpc
-    pod_classes = {pc.name: pc.value
-                   for pc in (parse_priority_class(o.body, o.source)
-                              for o in docs.of("PriorityClass"))}
+    pod_classes: dict[str, int] = {}
+    for obj in docs.of("PriorityClass"):
+        with reading(obj):
+            pc = parse_priority_class(obj.body, obj.source)
+        pod_classes[pc.name] = pc.value
     configs = docs.of("Configuration")
     if len(configs) > 1:
         raise InputError("more than one Configuration document", configs[1].source,
@@ -76,7 +82,8 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInpu
     if config is not None:
         out.config = config
     elif configs:
-        out.config = parse_configuration(configs[0])
+        with reading(configs[0]):
+            out.config = parse_configuration(configs[0])
 
     def resolve(name: str, source: str) -> int:
         if source in ("", WPC_SOURCE) and name in out.priority_classes:
@@ -86,7 +93,8 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInpu
         raise ValueError(f"unknown priority class {name!r} (spec.priorityClassName)")
 
     for obj in docs.of("Workload"):
-        wl = parse_workload(obj, resolve)
+        with reading(obj):
+            wl = parse_workload(obj, resolve)
         out.workloads[wl.key] = wl
     return out
 

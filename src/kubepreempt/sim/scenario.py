@@ -32,7 +32,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
 from kubepreempt.api.quantity import parse_quantity
 from kubepreempt.cluster import Cluster, build_cluster
-from kubepreempt.manifests import Documents, RawObject, load_documents
+from kubepreempt.manifests import Documents, RawObject, load_documents, reading
 
 PREFIX = "kubepreempt.io/"
 ARRIVAL = PREFIX + "arrival"
@@ -229,7 +229,8 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
     cluster = build_cluster(base, warn=True, extra_kinds=SIM_KINDS)
     scen = Scenario(cluster)
     for obj, arrival, removal in node_plans:
-        scen.nodes.append(NodePlan(parse_node(obj.body, obj.source), arrival, removal))
+        with reading(obj):
+            scen.nodes.append(NodePlan(parse_node(obj.body, obj.source), arrival, removal))
     _add_pods(scen, later_pods, rng)
     return scen
 
@@ -240,7 +241,8 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
     seen: set[str] = set()
     initial_starts: list[PodPlan] = []
     for obj, arrival in objs:
-        pod = parse_pod(obj.body, obj.source, cluster.priority.resolve)
+        with reading(obj):
+            pod = parse_pod(obj.body, obj.source, cluster.priority.resolve)
         if pod.phase in ("Succeeded", "Failed"):
             continue
         duration = _time(obj, DURATION, None)
