@@ -86,7 +86,8 @@ def test_unschedulable_message_as_upstream(tmp_path: Path, capsys) -> None:
 
 BAD_INPUTS = {
     "malformed": ("kind: Pod\nmetadata: {name: [\n", "line 3"),
-    "no-name": ("kind: Node\nmetadata: {}\n", "Node: metadata.name: Required value: name or generateName is required"),
+    "no-name": ("kind: Node\nmetadata: {}\n",
+                "Node: metadata.name: Required value: name or generateName is required"),
     "bad-quantity": ("kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: 1x}}\n",
                      'Node n: Node "n" is invalid: status.allocatable.cpu: Invalid value: "1x"'),
     "unknown-class": ("kind: Pod\nmetadata: {name: p}\nspec: {priorityClassName: gold, "

@@ -3,6 +3,7 @@
 from builders import cluster_of, node, pdb, pod
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.preemption import Preemptor
@@ -51,7 +52,7 @@ def decide(docs, fast: bool, materialize: bool = True, sample: bool = False):
             statuses, result.decided_by if materialize else None)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(clusters())
 def test_fast_paths_match_exact(docs) -> None:
     exact = decide(docs, fast=False)
@@ -100,7 +101,7 @@ def _make(name: str, shape, start: float | None) -> Pod:
     return target
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(histories())
 def test_caches_follow_changes(history) -> None:
     """Cached statuses and preemption metrics, kept across binds, removals and nominations,

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plugins.test_inter_pod_affinity import In, make_cluster, make_node, make_pod, term, weighted
+from profiles import examples
 
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster
@@ -71,7 +72,7 @@ def histories(draw):
     return nodes, steps
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(histories())
 def test_affinity_index_matches_full_scan(history) -> None:
     nodes, steps = history
@@ -112,7 +113,7 @@ def pick(sched: Scheduler, pod: Pod) -> tuple:
     return (fast, best, {k: v.tolist() for k, v in scores.items()})
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(histories(), random_pod("incoming"))
 def test_skipped_cross_pod_scores_change_no_pick(history, incoming) -> None:
     nodes, steps = history
@@ -145,7 +146,7 @@ def compare(got: tuple, want: tuple) -> None:
             assert set(part) == {0}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(histories(), random_pod("incoming"))
 def test_lazy_decision_scores_match_eager(history, incoming) -> None:
     nodes, steps = history
@@ -174,7 +175,7 @@ AMOUNTS = st.one_of(st.integers(0, 5000), st.integers(0, 2**40), st.sampled_from
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # int64 wrap in the vector path
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.lists(AMOUNTS, min_size=5, max_size=5),
                           st.lists(AMOUNTS, min_size=5, max_size=5)), min_size=1, max_size=4),
        st.lists(AMOUNTS, min_size=5, max_size=5), st.integers(0, 4))

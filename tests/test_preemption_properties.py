@@ -11,6 +11,7 @@ Invariants from the design doc and upstream's algorithm:
 from builders import cluster_of, node, pod
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from kubepreempt.decide import schedule
 
@@ -18,7 +19,7 @@ pod_st = st.tuples(st.integers(1, 4), st.integers(0, 5))  # (cpu units, priority
 node_st = st.tuples(st.integers(1, 8), st.lists(pod_st, max_size=4))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(nodes=st.lists(node_st, min_size=1, max_size=4),
        want=st.integers(1, 6), prio=st.integers(0, 6))
 def test_preemption_invariants(nodes, want: int, prio: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kueue_builders import NOW, config, cq, flavor, inputs, wl
+from profiles import examples
 
 from kubepreempt.kueue.admission import decide
 from kubepreempt.kueue.preemption import workload_fits
@@ -47,7 +48,7 @@ def scenarios(draw):
     return objs, f"q{target}"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_preemption_invariants(case) -> None:
     objs, target = case

@@ -12,8 +12,8 @@ from rich.table import Table
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import print_json
-from kubepreempt.sim.engine import SimResult, simulate
-from kubepreempt.sim.scenario import load_scenario, parse_duration
+from kubepreempt.sim.engine import DEFAULT_MAX_EVENTS, SimResult, simulate
+from kubepreempt.sim.scenario import DEFAULT_MAX_PODS, load_scenario, parse_duration
 
 FilesArg = Annotated[list[str], typer.Argument(help="Scenario files, directories, or -.")]
 _STYLE = {"preempted": "red", "evicted": "red", "terminated": "dim", "bound": "green",
@@ -54,6 +54,12 @@ def register(app: typer.Typer) -> None:
         node_pressure: Annotated[bool, typer.Option(
             "--node-pressure", help="Kubelet node-pressure eviction from the pods' "
             "kubepreempt.io/memory-usage and ephemeral-storage-usage.")] = False,
+        max_events: Annotated[int, typer.Option(
+            "--max-events", help="Stop with an error after this many events (0: no limit).")]
+        = DEFAULT_MAX_EVENTS,
+        max_pods: Annotated[int, typer.Option(
+            "--max-pods", help="Refuse scenarios that expand to more pods than this.")]
+        = DEFAULT_MAX_PODS,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -62,9 +68,11 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("must be priority or fifo", param_hint="--queue")
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
-        scenario = load_scenario(files, seed)
+        if max_events < 0 or max_pods < 0:
+            raise InputError("--max-events and --max-pods must not be negative")
+        scenario = load_scenario(files, seed, max_pods)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
-                      node_pressure=node_pressure)
+                      node_pressure=node_pressure, max_events=max_events or None)
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
@@ -78,7 +86,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
-         show_progress: bool, node_pressure: bool = False) -> SimResult:
+         show_progress: bool, node_pressure: bool = False,
+         max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -99,7 +108,7 @@ def _run(scenario, queue: str, latency: float, until: float | None,
     try:
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
-                        node_pressure=node_pressure)
+                        node_pressure=node_pressure, max_events=max_events)
     finally:
         if "bar" in state:
             state["bar"].stop()

@@ -18,6 +18,10 @@ Annotations (all optional):
   (``--node-pressure``); default: the pod's request.
 
 Times are ``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds.
+
+A scenario may expand to at most ``max_pods`` pods (default :data:`DEFAULT_MAX_PODS`,
+``simulate --max-pods``): a mistyped replica count is a clear error, not an exhausted
+machine.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ RATE = PREFIX + "rate"
 USAGE = {"memory": PREFIX + "memory-usage",
          "ephemeral-storage": PREFIX + "ephemeral-storage-usage"}
 SIM_KINDS = ("PodMetrics",)
+# ~2 KB per pod while simulating: a million pods is about 2 GB.
+DEFAULT_MAX_PODS = 1_000_000
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -61,12 +67,15 @@ def parse_duration(value: object) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a duration")
     if isinstance(value, int | float):
-        if value < 0 or value != value or value == float("inf"):
+        if not 0 <= value < math.inf:  # also refuses NaN and integers beyond float range
             raise ValueError(f"{value!r} is not a non-negative number of seconds")
         return float(value)
     text = str(value).strip()
     if _PLAIN.fullmatch(text):
-        return float(text)
+        seconds = float(text)
+        if not math.isfinite(seconds):
+            raise ValueError(f"{text[:40]!r} is too large a number of seconds")
+        return seconds
     pos, total = 0, 0.0
     for m in _PART.finditer(text):
         if m.start() != pos:
@@ -76,6 +85,8 @@ def parse_duration(value: object) -> float:
     if pos == 0 or pos != len(text):
         raise ValueError(f"{text!r} is not a duration (use e.g. 90s, 15m, 2h or plain "
                          "seconds)")
+    if not math.isfinite(total):
+        raise ValueError(f"{text[:40]!r} is too large a duration")
     return total
 
 
@@ -83,9 +94,12 @@ def parse_rate(value: object) -> float:
     """``2/m``, ``30/h``, ``0.5/s`` or plain per-second -> events per second (> 0)."""
     text = str(value).strip()
     m = _RATE.fullmatch(text)
-    if m is None or float(m.group(1)) <= 0:
-        raise ValueError(f"{text!r} is not a positive rate (use e.g. 0.5/s, 2/m, 30/h)")
-    return float(m.group(1)) / _UNIT[m.group(2) or "s"]
+    if m is None or not 0 < float(m.group(1)) < math.inf:
+        raise ValueError(f"{text[:40]!r} is not a positive rate (use e.g. 0.5/s, 2/m, 30/h)")
+    rate = float(m.group(1)) / _UNIT[m.group(2) or "s"]
+    if not 1e-12 <= rate <= 1e12:  # gaps of 1/rate seconds must stay finite and nonzero
+        raise ValueError(f"{text[:40]!r} is outside 1e-12..1e12 per second")
+    return rate
 
 
 @dataclass(slots=True)
@@ -172,8 +186,8 @@ def _replicas(obj: RawObject) -> int:
     if raw is None:
         return 1
     text = str(raw).strip()
-    if not text.isdigit() or int(text) < 1:
-        raise InputError(f"annotation {REPLICAS}: {text!r} is not a positive integer",
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise InputError(f"annotation {REPLICAS}: {text[:40]!r} is not a positive integer",
                          obj.source, "Pod", _pod_name(obj))
     return int(text)
 
@@ -198,12 +212,14 @@ def _arrivals(obj: RawObject, start: float, n: int, rng: random.Random) -> list[
     return [start + i * step for i in range(n)]
 
 
-def load_scenario(paths: Iterable[str], seed: int | None = None) -> Scenario:
+def load_scenario(paths: Iterable[str], seed: int | None = None,
+                  max_pods: int = DEFAULT_MAX_PODS) -> Scenario:
     """Load scenario files into the time-0 cluster and the timed pods and nodes."""
-    return build_scenario(load_documents(paths), seed)
+    return build_scenario(load_documents(paths), seed, max_pods)
 
 
-def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
+def build_scenario(docs: Documents, seed: int | None = None,
+                   max_pods: int = DEFAULT_MAX_PODS) -> Scenario:
     """:func:`load_scenario` on already loaded documents."""
     rng = random.Random(seed)
     base = Documents()
@@ -231,12 +247,19 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
     for obj, arrival, removal in node_plans:
         with reading(obj):
             scen.nodes.append(NodePlan(parse_node(obj.body, obj.source), arrival, removal))
-    _add_pods(scen, later_pods, rng)
+    _add_pods(scen, later_pods, rng, max_pods)
     return scen
 
 
 def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
-              rng: random.Random) -> None:
+              rng: random.Random, max_pods: int) -> None:
+    total = 0
+    for obj, _ in objs:  # count first: expanding a runaway template is the danger
+        total += _replicas(obj)
+        if total > max_pods:
+            raise InputError(f"the scenario expands to more than {max_pods} pods here (raise "
+                             "the limit with simulate --max-pods)", obj.source, "Pod",
+                             _pod_name(obj))
     cluster = scen.cluster
     seen: set[str] = set()
     initial_starts: list[PodPlan] = []
