@@ -71,7 +71,7 @@ class Documents:
         """Print one warning line naming each skipped kind and its count."""
         counts = self.unused(used)
         if counts:
-            parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+            parts = ", ".join(f"{n} {' '.join(k.split())}" for k, n in sorted(counts.items()))
             print(f"warning: skipped objects of kinds kubepreempt does not use here: {parts}",
                   file=stream or sys.stderr)
 

@@ -44,8 +44,8 @@ class InputError(ValueError):
         if self.kind:
             where.append(f"{self.kind} {self.name}" if self.name else self.kind)
         prefix = ": ".join(where)
-        text = " ".join(self.message.split())  # keep it to one line
-        return f"{prefix}: {text}" if prefix else text
+        line = f"{prefix}: {self.message}" if prefix else self.message
+        return " ".join(line.split())  # one line, even when a name holds a line break
 
     def located(self, source: Source | None, kind: str | None, name: str | None) -> InputError:
         """Return a copy that carries location details this error lacks."""

@@ -56,8 +56,11 @@ def _list(raw: Any, what: str) -> list[Any]:
 
 
 def _int(raw: Any, what: str) -> int:
+    # Every integer Kueue field read here (counts, priorities, thresholds) is an int32.
     if isinstance(raw, bool) or not isinstance(raw, int):
-        raise ValueError(f"{what} {raw!r} is not an integer")
+        raise ValueError(f"{what} {str(raw)[:40]!r} is not an integer")
+    if not -(1 << 31) <= raw < 1 << 31:
+        raise ValueError(f"{what} {raw} does not fit in a 32-bit integer")
     return raw
 
 

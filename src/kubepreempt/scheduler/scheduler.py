@@ -333,6 +333,8 @@ class Scheduler:
                 plugin.pre_score(state, feasible)
                 part += plugin.score(state, feasible) * plugin.weight
             total[feasible] = part
+        if not total.size:
+            return None  # no nodes at all (a simulation before its first node arrives)
         best = int(np.argmax(total))
         return best if total[best] != _INFEASIBLE else None
 

@@ -290,6 +290,7 @@ class Simulator:
         pod = rec.pod
         self.cluster.remove(pod)
         rec.phase, rec.ended_at = phase, self.now
+        rec.outcome = "removed" if detail == "node removed" else etype
         rec.epoch += 1
         self.version += 1
         self._resources(pod, -1)
@@ -416,7 +417,7 @@ class Simulator:
             return
         idx = self.cluster.node_index.get(pod.node_name)
         if idx is None or pod.node_name in self._removed:
-            rec.phase, rec.ended_at = "Failed", self.now
+            rec.phase, rec.ended_at, rec.outcome = "Failed", self.now, m.REJECTED
             self._pending_delta(pod.priority, -1)
             self._event(m.REJECTED, key, pod.node_name, "node is not in the cluster")
             return
@@ -432,7 +433,7 @@ class Simulator:
             done = max(self._term_at.get(v.key, self.now) for v in res.victims)
             self._push(done, _KUBELET, "kubelet", key)
         else:
-            rec.phase, rec.ended_at = "Failed", self.now
+            rec.phase, rec.ended_at, rec.outcome = "Failed", self.now, m.REJECTED
             self._pending_delta(pod.priority, -1)
             self._event(m.REJECTED, key, pod.node_name, f"{res.reason}: {res.message}")
 

@@ -36,13 +36,40 @@ class PodRecord:
     ended_at: float | None = None
     epoch: int = 0  # invalidates stale completion/termination events
     nominated_node: str = ""
+    outcome: str = ""  # once gone: completed, terminated, evicted, removed or rejected
 
     def to_json(self) -> dict[str, Any]:
         """The per-pod JSON object."""
         return {"phase": self.phase, "node": self.node or None, "boundAt": self.bound_at,
                 "preemptedAt": self.preempted_at, "endedAt": self.ended_at,
                 "nominatedNode": self.nominated_node or None, "arrival": self.arrival,
-                "priority": self.pod.priority}
+                "priority": self.pod.priority, "state": state(self)}
+
+
+# Where each arrived pod is at the end of a run; together they account for every pod.
+STATES = ("pending", "running", "terminating", "completed", "preempted", "removed",
+          "rejected", "terminated")
+
+
+def state(rec: PodRecord) -> str:
+    """The pod's :data:`STATES` entry: ``preempted`` is preempted or evicted and gone,
+    ``removed`` deleted with its node, ``terminated`` deleted otherwise (e.g. already
+    terminating in the input)."""
+    if rec.phase in ("Pending", "Running", "Terminating"):
+        return rec.phase.lower()
+    if rec.phase == "Succeeded":
+        return "completed"
+    if rec.outcome in ("removed", "rejected"):
+        return rec.outcome
+    return "preempted" if rec.preempted_at is not None else "terminated"
+
+
+def accounting(records: dict[str, PodRecord]) -> dict[str, int]:
+    """``arrived`` and the count of each end state; the states sum to ``arrived``."""
+    counts = dict.fromkeys(STATES, 0)
+    for rec in records.values():
+        counts[state(rec)] += 1
+    return {"arrived": len(records), **counts}
 
 
 @dataclass(slots=True)
@@ -117,7 +144,8 @@ def summarize(records: dict[str, PodRecord], series: Series, end: float) -> dict
             "end": end,
             "utilization": {"cpuMean": cpu_mean, "memoryMean": mem_mean,
                             "cpuPeak": max((u[1] for u in series.util), default=0.0)},
-            "preemptions": len(series.preemptions)}
+            "preemptions": len(series.preemptions),
+            "accounting": accounting(records)}
 
 
 def _time_mean(util: list[tuple[float, float, float]], end: float) -> tuple[float, float]:

@@ -67,8 +67,8 @@ def parse_duration(value: object) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a duration")
     if isinstance(value, int | float):
-        if not 0 <= value < math.inf:  # also refuses NaN and integers beyond float range
-            raise ValueError(f"{value!r} is not a non-negative number of seconds")
+        if not 0 <= value < 1e300:  # also refuses NaN, infinity and integers beyond floats
+            raise ValueError(f"{str(value)[:40]} is not a non-negative number of seconds")
         return float(value)
     text = str(value).strip()
     if _PLAIN.fullmatch(text):
