@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Everything str.splitlines() breaks on: an error must stay one line whatever a name holds.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -45,7 +48,7 @@ class InputError(ValueError):
             where.append(f"{self.kind} {self.name}" if self.name else self.kind)
         prefix = ": ".join(where)
         line = f"{prefix}: {self.message}" if prefix else self.message
-        return " ".join(line.split())  # one line, even when a name holds a line break
+        return line.translate(_LINE_BREAKS)
 
     def located(self, source: Source | None, kind: str | None, name: str | None) -> InputError:
         """Return a copy that carries location details this error lacks."""

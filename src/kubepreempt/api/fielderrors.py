@@ -18,8 +18,10 @@ DUPLICATE = "Duplicate value"
 NOT_SUPPORTED = "Unsupported value"
 FORBIDDEN = "Forbidden"
 TOO_LONG = "Too long"
+# Ours, for values of the wrong JSON type (the apiserver refuses them while decoding).
+TYPE = "Invalid type"
 # Types whose message never shows the value (ErrorBody's first cases).
-_NO_VALUE = {REQUIRED, FORBIDDEN, TOO_LONG}
+_NO_VALUE = {REQUIRED, FORBIDDEN, TOO_LONG, TYPE}
 
 
 class GoStruct(dict):

@@ -16,11 +16,13 @@ from functools import lru_cache
 from typing import Any
 
 from kubepreempt.api.fielderrors import (
+    TYPE,
     FieldError,
     GoStruct,
     aggregate,
     duplicate,
     forbidden,
+    go_value,
     invalid,
     not_supported,
     required,
@@ -52,7 +54,6 @@ _DNS_SUBDOMAIN = re.compile(_DNS_SUBDOMAIN_FMT)
 _DNS_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
                       "characters, '-' or '.', and must start and end with an alphanumeric "
                       "character")
-TYPE = "Invalid type"
 
 
 def _regex_error(msg: str, fmt: str, *examples: str) -> str:
@@ -631,4 +632,4 @@ VALIDATORS: dict[str, Callable[[Mapping[str, Any]], list[FieldError]]] = {
 
 def invalid_message(kind: str, name: str, errors: list[FieldError]) -> str:
     """``NewInvalid``'s message: ``<Kind> "<name>" is invalid: <errors>``."""
-    return f'{_QUALIFIED_KIND.get(kind, kind)} "{name}" is invalid: {aggregate(errors)}'
+    return f"{_QUALIFIED_KIND.get(kind, kind)} {go_value(name)} is invalid: {aggregate(errors)}"
