@@ -162,8 +162,8 @@ def test_several_errors_are_aggregated_in_brackets(capsys, tmp_path) -> None:
     assert code == 2
     assert ('Pod "p" is invalid: [spec.tolerations[0].operator: Invalid value: {"Key":"k",'
             in err)
-    assert ', spec.tolerations[1].operator: Unsupported value: "Sometimes": supported values: '
-    '"Equal", "Exists"]' in err
+    assert (', spec.tolerations[1].operator: Unsupported value: "Sometimes": supported values: '
+            '"Equal", "Exists"]' in err)
 
 
 def test_valid_objects_pass(capsys, tmp_path) -> None:
