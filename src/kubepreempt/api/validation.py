@@ -146,6 +146,8 @@ class Checker:
                                       f"must be {expected}, not {_type_name(got)}"))
 
     def mapping(self, raw: Any, path: str) -> Mapping[str, Any]:
+        if type(raw) is dict:  # the common case; isinstance(.., Mapping) is a slow ABC check
+            return raw
         if raw is None:
             return {}
         if not isinstance(raw, Mapping):
@@ -154,6 +156,8 @@ class Checker:
         return raw
 
     def items(self, raw: Any, path: str) -> list[Any]:
+        if type(raw) is list:
+            return raw
         if raw is None:
             return []
         if not isinstance(raw, list):
@@ -186,6 +190,8 @@ class Checker:
         return raw
 
     def string_map(self, raw: Any, path: str) -> dict[str, str]:
+        if not raw and (raw is None or type(raw) is dict):
+            return {}
         out: dict[str, str] = {}
         for k, v in self.mapping(raw, path).items():
             if not isinstance(k, str):
@@ -473,28 +479,67 @@ def _spread(c: Checker, raw: Any, path: str) -> None:
         _label_selector(c, s.get("labelSelector"), f"{p}.labelSelector")
 
 
+# Resource stanzas already found valid, by content: dumps repeat a few request templates
+# over thousands of pods, so each is validated once.
+_VALID_RESOURCES: set[tuple] = set()
+
+
+def _resources_key(res: Any) -> tuple | None:
+    """A hashable key for a resources stanza of string quantities (None: not that shape)."""
+    if type(res) is not dict:
+        return None
+    parts = []
+    for part in (res.get("requests"), res.get("limits")):
+        if part is None:
+            parts.append(())
+        elif type(part) is dict:
+            items = tuple(part.items())
+            for k, v in items:
+                if type(k) is not str or type(v) is not str:
+                    return None
+            parts.append(items)
+        else:
+            return None
+    return (len(res), *parts)
+
+
 def _containers(c: Checker, raw: Any, path: str, names: set[str]) -> None:
     for i, ctr in enumerate(c.items(raw, path)):
         p = f"{path}[{i}]"
         ctr = c.mapping(ctr, p)
-        name = c.string(ctr.get("name"), f"{p}.name")
+        name = ctr.get("name")
+        if type(name) is not str:
+            name = c.string(name, f"{p}.name")
         if name:
             for msg in dns1123_label(name):
                 c.add(invalid(f"{p}.name", name, msg))
             if name in names:
                 c.add(duplicate(f"{p}.name", name))
             names.add(name)
-        _resources(c, ctr.get("resources"), f"{p}.resources")
-        for j, port in enumerate(c.items(ctr.get("ports"), f"{p}.ports")):
-            port = c.mapping(port, f"{p}.ports[{j}]")
-            host = c.integer(port.get("hostPort"), f"{p}.ports[{j}].hostPort")
-            if host is not None and host != 0 and not 1 <= host <= 65535:
-                c.add(invalid(f"{p}.ports[{j}].hostPort", host,
-                              "must be between 1 and 65535, inclusive"))
-            proto = port.get("protocol")
-            if proto is not None and proto not in ("TCP", "UDP", "SCTP"):
-                c.add(not_supported(f"{p}.ports[{j}].protocol", str(proto),
-                                    ["SCTP", "TCP", "UDP"]))
+        res = ctr.get("resources")
+        if res is not None:
+            key = _resources_key(res)
+            if key is None or key not in _VALID_RESOURCES:
+                before = len(c.errors)
+                _resources(c, res, f"{p}.resources")
+                if key is not None and len(c.errors) == before:
+                    if len(_VALID_RESOURCES) >= 4096:
+                        _VALID_RESOURCES.clear()
+                    _VALID_RESOURCES.add(key)
+        if "ports" in ctr:
+            _ports(c, ctr["ports"], f"{p}.ports")
+
+
+def _ports(c: Checker, raw: Any, path: str) -> None:
+    for j, port in enumerate(c.items(raw, path)):
+        port = c.mapping(port, f"{path}[{j}]")
+        host = c.integer(port.get("hostPort"), f"{path}[{j}].hostPort")
+        if host is not None and host != 0 and not 1 <= host <= 65535:
+            c.add(invalid(f"{path}[{j}].hostPort", host,
+                          "must be between 1 and 65535, inclusive"))
+        proto = port.get("protocol")
+        if proto is not None and proto not in ("TCP", "UDP", "SCTP"):
+            c.add(not_supported(f"{path}[{j}].protocol", str(proto), ["SCTP", "TCP", "UDP"]))
 
 
 def _metadata(c: Checker, meta: Mapping[str, Any], namespaced: bool,
@@ -522,26 +567,37 @@ def validate_pod(body: Mapping[str, Any]) -> list[FieldError]:
     # inputs (and upstream's own scheduler test tables) often leave them out, and a pod
     # without containers simply requests nothing, so those two rules are not enforced.
     names: set[str] = set()
-    _containers(c, spec.get("containers"), "spec.containers", names)
-    _containers(c, spec.get("initContainers"), "spec.initContainers", names)
-    if spec.get("overhead") is not None:
-        _resources(c, {"limits": spec.get("overhead")}, "spec.overhead")
-    if spec.get("resources") is not None:
-        _resources(c, spec.get("resources"), "spec.resources")
-    _tolerations(c, spec.get("tolerations"), "spec.tolerations")
-    labels(c, spec.get("nodeSelector"), "spec.nodeSelector")
-    if spec.get("affinity") is not None:
-        _affinity(c, spec.get("affinity"), "spec.affinity")
-    _spread(c, spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
-    c.integer(spec.get("priority"), "spec.priority")
-    grace = c.integer(spec.get("terminationGracePeriodSeconds"),
-                      "spec.terminationGracePeriodSeconds", INT64)
-    if grace is not None and grace < 0:
-        c.add(invalid("spec.terminationGracePeriodSeconds", grace,
-                      "must be greater than or equal to 0"))
+    get = spec.get
+    _containers(c, get("containers"), "spec.containers", names)
+    # The sections below are absent from most pods: test before building any path.
+    if get("initContainers") is not None:
+        _containers(c, get("initContainers"), "spec.initContainers", names)
+    if get("overhead") is not None:
+        _resources(c, {"limits": get("overhead")}, "spec.overhead")
+    if get("resources") is not None:
+        _resources(c, get("resources"), "spec.resources")
+    if get("tolerations") is not None:
+        _tolerations(c, get("tolerations"), "spec.tolerations")
+    if get("nodeSelector") is not None:
+        labels(c, get("nodeSelector"), "spec.nodeSelector")
+    if get("affinity") is not None:
+        _affinity(c, get("affinity"), "spec.affinity")
+    if get("topologySpreadConstraints") is not None:
+        _spread(c, get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
+    if type(get("priority")) is not int:
+        c.integer(get("priority"), "spec.priority")
+    elif not INT32[0] <= get("priority") <= INT32[1]:
+        c.integer(get("priority"), "spec.priority")
+    grace = get("terminationGracePeriodSeconds")
+    if grace is not None:
+        grace = c.integer(grace, "spec.terminationGracePeriodSeconds", INT64)
+        if grace is not None and grace < 0:
+            c.add(invalid("spec.terminationGracePeriodSeconds", grace,
+                          "must be greater than or equal to 0"))
     for field in ("nodeName", "priorityClassName", "schedulerName"):
-        c.string(spec.get(field), f"spec.{field}")
-    policy = spec.get("preemptionPolicy")
+        if type(get(field)) is not str:
+            c.string(get(field), f"spec.{field}")
+    policy = get("preemptionPolicy")
     if policy is not None and policy not in ("PreemptLowerPriority", "Never"):
         c.add(not_supported("spec.preemptionPolicy", str(policy),
                             ["Never", "PreemptLowerPriority"]))
