@@ -584,9 +584,7 @@ def validate_pod(body: Mapping[str, Any]) -> list[FieldError]:
         _affinity(c, get("affinity"), "spec.affinity")
     if get("topologySpreadConstraints") is not None:
         _spread(c, get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
-    if type(get("priority")) is not int:
-        c.integer(get("priority"), "spec.priority")
-    elif not INT32[0] <= get("priority") <= INT32[1]:
+    if type(get("priority")) is not int or not INT32[0] <= get("priority") <= INT32[1]:
         c.integer(get("priority"), "spec.priority")
     grace = get("terminationGracePeriodSeconds")
     if grace is not None:
