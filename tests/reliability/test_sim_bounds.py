@@ -67,7 +67,8 @@ def test_event_limit_ends_a_far_future_run(capsys, tmp_path) -> None:
     code = main(["simulate", str(path), "-o", "json", "--max-events", "2000"])
     _, err = capsys.readouterr()
     assert code == 2
-    assert err.startswith("error: the simulation reached 2000 events at simulated time ")
+    assert err.startswith(f"error: {path}: the simulation reached 2000 events at simulated "
+                          "time ")
     assert err.endswith("s; bound it with --until or raise --max-events\n")
     # ... and --until bounds it instead.
     code = main(["simulate", str(path), "-o", "json", "--until", "1h"])

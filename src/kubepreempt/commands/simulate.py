@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from kubepreempt.api.errors import InputError
+from kubepreempt.api.errors import InputError, Source
 from kubepreempt.cli import print_json
 from kubepreempt.sim.engine import DEFAULT_MAX_EVENTS, SimResult, simulate
 from kubepreempt.sim.scenario import DEFAULT_MAX_PODS, load_scenario, parse_duration
@@ -71,8 +71,11 @@ def register(app: typer.Typer) -> None:
         if max_events < 0 or max_pods < 0:
             raise InputError("--max-events and --max-pods must not be negative")
         scenario = load_scenario(files, seed, max_pods)
-        result = _run(scenario, queue, lat, stop, show_progress=output == "table",
-                      node_pressure=node_pressure, max_events=max_events or None)
+        try:
+            result = _run(scenario, queue, lat, stop, show_progress=output == "table",
+                          node_pressure=node_pressure, max_events=max_events or None)
+        except InputError as exc:  # e.g. the event limit: name the scenario it concerns
+            raise exc.located(Source(", ".join(files)), None, None) from None
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
