@@ -110,6 +110,11 @@ CASES = {
                    "whenUnsatisfiable: ScheduleAnyway, minDomains: 2}\n"),
         2, "spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use "
            "minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"),
+    "min-domains-zero": (
+        NODE + pod("  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: zone, "
+                   "whenUnsatisfiable: DoNotSchedule, minDomains: 0}\n"),
+        2, "spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater "
+           "than zero"),
     "affinity-operator": (
         NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
                    "DuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions:"
