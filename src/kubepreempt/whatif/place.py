@@ -1,0 +1,277 @@
+"""Place new pods one at a time, in the order kube-scheduler's queue pops them.
+
+The queue is upstream's ``PrioritySort``: higher priority first, then the time the pod
+entered the queue (here: creation order — the workloads' pods in input order, each
+workload's pods in the order its controller creates them). A StatefulSet with
+``podManagementPolicy: OrderedReady`` creates its next pod only once the previous one is
+Running and Ready, so that pod joins the back of the queue only after its predecessor was
+placed (bound, or nominated after preempting: it binds once its victims are gone); if the
+predecessor stays pending, the rest are reported as not created.
+
+Each decision is made by :func:`kubepreempt.decide.schedule` with one shared
+:class:`Scheduler` and applied before the next pod: a bind takes its place; a preemption
+deletes its victims at once (their PodDisruptionBudgets lose one allowed disruption each,
+as the disruption controller would recompute), clears the lower-priority nominations it
+displaced and nominates the pod, which then counts on that node for everyone after it
+(the two-pass nominated check). A pod that fits nowhere stays pending; nothing retries it
+later (upstream would, on a cluster event — the answer here is for the moment of apply).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.objects import Pod, parse_pod
+from kubepreempt.cluster import Cluster
+from kubepreempt.controllers.expand import (
+    POD_TEMPLATE_HASH,
+    WORKLOAD_KINDS,
+    Expansion,
+    Names,
+    expand,
+)
+from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
+from kubepreempt.manifests import Documents
+from kubepreempt.scheduler.scheduler import Scheduler
+
+NOT_CREATED = "not-created"
+
+
+@dataclass(slots=True, eq=False)
+class Placement:
+    """What happened to one new pod."""
+
+    pod: Pod
+    workload: str  # Kind/namespace/name, or Pod/namespace/name for a bare pod
+    result: str  # scheduled | preempt | unschedulable | not-created
+    node: str | None = None
+    victims: list[Pod] = field(default_factory=list)
+    message: str = ""
+    pdb_violations: int = 0
+    cleared_nominations: list[str] = field(default_factory=list)
+    decision: Decision | None = None
+
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """One entry of the ``pods`` list of ``-o json``."""
+        if self.decision is not None:
+            out = self.decision.to_json(explain=explain)
+        else:
+            out = {"pod": self.pod.key, "result": self.result, "node": None, "victims": [],
+                   "message": self.message}
+        out["workload"] = self.workload
+        out["priority"] = self.pod.priority
+        return out
+
+
+@dataclass(slots=True)
+class WhatIf:
+    """Every new pod's placement, in the order they were decided (not-created last)."""
+
+    placements: list[Placement]
+
+    def count(self, result: str) -> int:
+        """How many pods ended with ``result``."""
+        return sum(1 for p in self.placements if p.result == result)
+
+    @property
+    def victims(self) -> list[Pod]:
+        """Every pod deleted by a preemption, in order."""
+        return [v for p in self.placements for v in p.victims]
+
+    def summary(self) -> dict[str, Any]:
+        """Counts, victims by owner and by PriorityClass, PDB violations, nominations."""
+        victims = self.victims
+        by_owner = Counter(owner_of(v) for v in victims)
+        by_class = Counter(v.priority_class_name or f"(priority {v.priority})"
+                           for v in victims)
+        return {
+            "pods": len(self.placements),
+            "scheduled": self.count(SCHEDULED),
+            "preempting": self.count(PREEMPT),
+            "pending": self.count(UNSCHEDULABLE),
+            "notCreated": self.count(NOT_CREATED),
+            "victims": len(victims),
+            "victimsByOwner": dict(sorted(by_owner.items())),
+            "victimsByPriorityClass": dict(sorted(by_class.items())),
+            "pdbViolations": sum(p.pdb_violations for p in self.placements),
+            "clearedNominations": sorted({k for p in self.placements
+                                          for k in p.cleared_nominations}),
+        }
+
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """The ``-o json`` object: ``pods`` (in decision order) and ``summary``."""
+        return {"pods": [p.to_json(explain) for p in self.placements],
+                "summary": self.summary()}
+
+
+def owner_of(pod: Pod) -> str:
+    """``Kind/namespace/name`` of the pod's controller (a ReplicaSet named
+    ``<deployment>-<pod-template-hash>`` is reported as its Deployment), or the pod."""
+    meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
+    for ref in (meta or {}).get("ownerReferences") or []:
+        if not isinstance(ref, Mapping) or not ref.get("controller"):
+            continue
+        kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
+        suffix = "-" + pod.labels.get(POD_TEMPLATE_HASH, "\0")
+        if kind == "ReplicaSet" and name.endswith(suffix) and len(name) > len(suffix):
+            return f"Deployment/{pod.namespace}/{name[:-len(suffix)]}"
+        return f"{kind}/{pod.namespace}/{name}"
+    return f"Pod/{pod.key}"
+
+
+@dataclass(slots=True)
+class _Group:
+    """One workload's pods waiting to be created (OrderedReady: one at a time)."""
+
+    key: str
+    pods: list[Pod]
+    ordered: bool
+    next: int = 0
+
+
+def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
+                     now: float = 0.0) -> list[tuple[str, list[Pod], bool, list[dict]]]:
+    """Bare pods and workloads of ``docs`` as ``(workload, pods, ordered, created)``.
+
+    Pods are typed with the cluster's PriorityClasses; generated names avoid the
+    cluster's pods. A bare pod that already exists in the cluster is an input error.
+    """
+    names = Names(seed, set(cluster.pods) | set(cluster.pending))
+    replicasets = [o.body for o in docs.of("ReplicaSet")] + list(cluster_replicasets(cluster))
+    out: list[tuple[str, list[Pod], bool, list[dict]]] = []
+    resolve = cluster.priority.resolve
+    for o in docs.of("Pod"):
+        pod = parse_pod(o.body, o.source, resolve)
+        if pod.bound:
+            raise InputError("a new pod must not have spec.nodeName", o.source, "Pod", pod.key)
+        if not names.claim(pod.namespace, pod.name):
+            raise InputError("already exists in the cluster", o.source, "Pod", pod.key)
+        out.append((f"Pod/{pod.key}", [pod], False, []))
+    for kind in WORKLOAD_KINDS:
+        for o in docs.of(kind):
+            exp = expand(o.body, names, nodes=cluster.nodes, replicasets=replicasets,
+                         now=now, source=o.source)
+            out.append((exp.key, _typed(exp, resolve), exp.ordered_ready, exp.created))
+    return out
+
+
+def cluster_replicasets(cluster: Cluster) -> Iterable[Mapping[str, Any]]:
+    """The ReplicaSets loaded with the cluster (none when the loader kept none)."""
+    return getattr(cluster, "replicaset_bodies", ())
+
+
+def _typed(exp: Expansion, resolve) -> list[Pod]:
+    out = []
+    for i, manifest in enumerate(exp.pods):
+        pod = parse_pod(manifest, Source(f"{exp.source}:{exp.kind}/{exp.name}", i), resolve)
+        out.append(pod)
+    return out
+
+
+def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
+          preemption: bool = True, explain: bool = False,
+          scheduler: Scheduler | None = None, now: float | None = None) -> WhatIf:
+    """Decide and apply each new pod in queue order (see the module docstring).
+
+    ``workloads`` are ``(workload key, pods in creation order, ordered_ready)``. The
+    cluster is changed: binds, victims removed, nominations. ``explain`` keeps each
+    :class:`Decision` (scores and statuses) on its placement.
+    """
+    sched = scheduler or Scheduler(cluster)
+    at = time.time() if now is None else now
+    groups = [_Group(key, list(pods), ordered) for key, pods, ordered in workloads]
+    heap: list[tuple[int, int, int]] = []
+    seq = 0
+
+    def create(gi: int) -> None:
+        nonlocal seq
+        group = groups[gi]
+        pod = group.pods[group.next]
+        group.next += 1
+        cluster.add_pending(pod)
+        heapq.heappush(heap, (-pod.priority, seq, gi))
+        seq += 1
+        by_pod[seq - 1] = pod
+
+    by_pod: dict[int, Pod] = {}
+    for gi, group in enumerate(groups):
+        for _ in range(1 if group.ordered else len(group.pods)):
+            if group.next < len(group.pods):
+                create(gi)
+    placements: list[Placement] = []
+    while heap:
+        _, s, gi = heapq.heappop(heap)
+        pod = by_pod.pop(s)
+        decision = schedule(cluster, pod, preemption=preemption, scheduler=sched, now=at)
+        placement = _apply(cluster, sched, pod, groups[gi].key, decision, at)
+        if explain:
+            placement.decision = decision
+        else:
+            placement.decision = _light(decision)
+        placements.append(placement)
+        group = groups[gi]
+        if group.ordered and placement.result != UNSCHEDULABLE and group.next < len(group.pods):
+            create(gi)
+    for group in groups:
+        prev = group.pods[group.next - 1].name if group.next else ""
+        for pod in group.pods[group.next:]:
+            placements.append(Placement(
+                pod, group.key, NOT_CREATED,
+                message=f"not created: OrderedReady waits for {prev} to be Running and Ready"))
+    return WhatIf(placements)
+
+
+def _light(decision: Decision) -> Decision:
+    """The decision without per-node statuses and scores (kept only for --explain)."""
+    return Decision(decision.pod, decision.result, decision.node, list(decision.victims),
+                    decision.message, decision.pdb_violations,
+                    list(decision.cleared_nominations), num_nodes=decision.num_nodes)
+
+
+def _apply(cluster: Cluster, sched: Scheduler, pod: Pod, workload: str,
+           decision: Decision, now: float) -> Placement:
+    if decision.result == SCHEDULED:
+        assert decision.node is not None
+        pod.start_time = now  # it starts once bound: the newest pod for later preemptions
+        cluster.bind(pod, decision.node)
+        sched.nominator.remove(pod)
+        return Placement(pod, workload, SCHEDULED, decision.node)
+    if decision.result == PREEMPT:
+        assert decision.preemption is not None and decision.node is not None
+        victims = list(decision.preemption.victims)
+        for victim in victims:
+            cluster.remove(victim)
+            for pdb in cluster.pdbs:
+                if (pdb.namespace == victim.namespace and pdb.selector is not None
+                        and pdb.selector.matches(victim.labels)):
+                    pdb.disruptions_allowed = max(0, pdb.disruptions_allowed - 1)
+        for other in decision.preemption.cleared_nominations:
+            sched.nominator.remove(other)
+        sched.nominator.add(pod, decision.node)
+        return Placement(pod, workload, PREEMPT, decision.node, victims,
+                         pdb_violations=decision.pdb_violations,
+                         cleared_nominations=list(decision.cleared_nominations))
+    return Placement(pod, workload, UNSCHEDULABLE, message=decision.message)
+
+
+def what_if(cluster: Cluster, docs: Documents, *, seed: int = 0, now: float | None = None,
+            preemption: bool = True, explain: bool = False,
+            extra_pods: Iterable[Pod] = ()) -> WhatIf:
+    """Library entry point: expand ``docs`` (Pods and workloads) and place every pod.
+
+    ``extra_pods`` (pending pods already in the cluster, e.g. ``--pod``) join the queue
+    first, in the given order. ``seed`` fixes generated names and UIDs; ``now`` (default:
+    the current time) is the CronJobs' schedule time and the start time of placed pods.
+    The cluster is changed as the pods are placed.
+    """
+    at = time.time() if now is None else now
+    groups = [(f"Pod/{p.key}", [p], False) for p in extra_pods]
+    groups += [(key, pods, ordered) for key, pods, ordered, _ in
+               expand_documents(cluster, docs, seed=seed, now=at)]
+    return place(cluster, groups, preemption=preemption, explain=explain, now=at)
