@@ -26,12 +26,14 @@ from kubepreempt.api.objects import (
     parse_pod,
 )
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
+from kubepreempt.api.spread_sources import SOURCE_KINDS, SpreadSources
 from kubepreempt.manifests import Documents, paused_gc
 
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
-SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace")
+SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
+                   *SOURCE_KINDS)
 
 
 def _clamp(amount: int) -> int:
@@ -86,6 +88,9 @@ class Cluster:
     # Bound pods with pod (anti-)affinity terms: key -> node index, kept on bind/remove so
     # InterPodAffinity need not scan every pod after each change.
     pod_affinity_pods: dict[str, int] = field(default_factory=dict)
+    # Services / ReplicationControllers / ReplicaSets / StatefulSets: the selectors of
+    # PodTopologySpread's system-default constraints.
+    spread_sources: SpreadSources = field(default_factory=SpreadSources)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -378,6 +383,9 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
         else:
             cluster.add_pending(pod)
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
+    for kind in SOURCE_KINDS:
+        for o in docs.of(kind):
+            cluster.spread_sources.add(kind, o.body, o.source)
     for o in docs.of("PodDisruptionBudget"):
         pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli import print_json
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import (
@@ -79,7 +80,7 @@ def run_what_if(files: list[str], new: list[str], pod: str | None, output: str,
     docs = load_documents(new)
     result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                      extra_pods=extra)
-    docs.warn_unused(("Pod", *WORKLOAD_KINDS))
+    docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
     if output == "json":
         print_json(result.to_json(explain=explain))
     else:

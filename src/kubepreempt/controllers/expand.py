@@ -225,6 +225,7 @@ class Names:
 
     seed: int = 0
     taken: set[str] = field(default_factory=set)  # ns/name keys already used
+    _draws: dict[tuple[str, str], int] = field(default_factory=dict)  # next draw per base
 
     def generate(self, namespace: str, base: str) -> str:
         """``SimpleNameGenerator.GenerateName``: base cut to 58 + 5 random characters.
@@ -233,15 +234,16 @@ class Names:
         a taken name is skipped here.
         """
         base = base[:MAX_GENERATED_NAME_LENGTH]
-        attempt = 0
+        attempt = self._draws.get((namespace, base), 0)
         while True:
             digest = hashlib.sha256(
                 f"{self.seed}/{namespace}/{base}/{attempt}".encode()).digest()
             name = base + "".join(ALPHANUMS[b % len(ALPHANUMS)]
                                   for b in digest[:RANDOM_LENGTH])
-            if self.claim(namespace, name):
-                return name
             attempt += 1
+            if self.claim(namespace, name):
+                self._draws[(namespace, base)] = attempt
+                return name
 
     def claim(self, namespace: str, name: str) -> bool:
         """Reserve ``namespace/name``; False when it is taken."""

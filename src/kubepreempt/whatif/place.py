@@ -28,6 +28,7 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import Pod, parse_pod
+from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cluster import Cluster
 from kubepreempt.controllers.expand import (
     POD_TEMPLATE_HASH,
@@ -146,6 +147,10 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
     replicasets = [o.body for o in docs.of("ReplicaSet")] + list(cluster_replicasets(cluster))
     out: list[tuple[str, list[Pod], bool, list[dict]]] = []
     resolve = cluster.priority.resolve
+    sources = cluster.spread_sources
+    for kind in SOURCE_KINDS:  # new Services and controllers select the new pods too
+        for o in docs.of(kind):
+            sources.add(kind, o.body, o.source)
     for o in docs.of("Pod"):
         pod = parse_pod(o.body, o.source, resolve)
         if pod.bound:
@@ -157,13 +162,16 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
         for o in docs.of(kind):
             exp = expand(o.body, names, nodes=cluster.nodes, replicasets=replicasets,
                          now=now, source=o.source)
+            for created in exp.created:
+                if created.get("kind") in SOURCE_KINDS:
+                    sources.add(str(created["kind"]), created, o.source)
             out.append((exp.key, _typed(exp, resolve), exp.ordered_ready, exp.created))
     return out
 
 
 def cluster_replicasets(cluster: Cluster) -> Iterable[Mapping[str, Any]]:
-    """The ReplicaSets loaded with the cluster (none when the loader kept none)."""
-    return getattr(cluster, "replicaset_bodies", ())
+    """The ReplicaSets loaded with the cluster."""
+    return list(cluster.spread_sources.replicaset_bodies)
 
 
 def _typed(exp: Expansion, resolve) -> list[Pod]:
