@@ -19,6 +19,7 @@ from gen_dump import dump
 from kubepreempt import load_cluster
 from kubepreempt.api.errors import Source
 from kubepreempt.manifests import Documents, RawObject
+from kubepreempt.whatif.advise import advise, parse_shape
 from kubepreempt.whatif.place import what_if
 
 
@@ -56,6 +57,18 @@ def main() -> None:
     print(f"schedule -f: {args.replicas}-replica Deployment placed in {dt:.2f} s "
           f"({s['scheduled']} scheduled, {s['preempting']} preempting, {s['pending']} "
           f"pending)")
+    # advise on the dump's pending pod, made to need preemption (a 30-CPU request at
+    # priority 500: only priority-0 pods may go), with the node question on a shape.
+    pod = cluster.pending["default/pending"]
+    pod.requests = {**pod.requests, "cpu": 30000}
+    pod.priority = 500
+    t = time.perf_counter()
+    a = advise(cluster, [("Pod/default/pending", [pod], False)], subject="default/pending",
+               node_template=parse_shape("cpu=32,memory=128Gi"), now=1.7e9)
+    dt = time.perf_counter() - t
+    print(f"advise: {dt:.2f} s (now {a.current.get('result')}; lowest priority "
+          f"{a.priority['lowestValue']}; nodes to add {a.nodes and a.nodes['needed']}; "
+          f"{len(a.pdbs['blocking'])} blocking PDBs)")
 
 
 if __name__ == "__main__":

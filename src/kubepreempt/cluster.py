@@ -139,6 +139,30 @@ class Cluster:
         self.generation += 1
         self.node_generation += 1
 
+    def pop_nodes(self, count: int) -> list[Node]:
+        """Remove the ``count`` most recently added nodes, which must hold no pods (a
+        what-if that added nodes undoes itself)."""
+        if count <= 0:
+            return []
+        keep = len(self.nodes) - count
+        gone = self.nodes[keep:]
+        if any(self.node_pods[i] for i in range(keep, len(self.nodes))):
+            raise ValueError("pop_nodes: a node to remove still holds pods")
+        for node in gone:
+            del self.node_index[node.name]
+        del self.nodes[keep:]
+        del self.node_pods[keep:]
+        self.alloc, self.requested = self.alloc[:keep].copy(), self.requested[:keep].copy()
+        self.nonzero = self.nonzero[:keep].copy()
+        for prio, rows in list(self.prio_requested.items()):
+            self.prio_requested[prio] = rows[:keep].copy()
+        # Logged rows may point past the end now: incremental consumers start afresh.
+        self.change_log.clear()
+        self.change_epoch += 1
+        self.generation += 1
+        self.node_generation += 1
+        return gone
+
     def _column(self, resource: str) -> int:
         col = self.resource_index.get(resource)
         if col is None:
