@@ -173,3 +173,21 @@ def test_parse_shape() -> None:
     assert n.allocatable == {"cpu": 8000, "memory": 32 * 1024**3, "pods": 110}
     assert n.labels == {"zone": "a"} and n.taints[0].key == "gpu"
     assert parse_node(node("x"), Source()).name == "x"
+
+
+def test_guide_advise_example(capsys) -> None:
+    """docs/WHAT-IF.md: the 3-CPU train pod at 100 preempts nothing; at 101 it preempts
+    report-1 on node-a; the etl budget steers it away from node-b; one node like node-a
+    fits it; a toleration for dedicated=ml admits node-c."""
+    ex = Path(__file__).resolve().parents[2] / "examples" / "whatif"
+    code = main(["advise", str(ex / "cluster.yaml"), "-f", str(ex / "train.yaml"),
+                 "--node-like", "node-a", "-o", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["priority"]["lowestValue"] == 101
+    assert out["priority"]["victims"] == ["batch/report-1"]
+    assert out["priority"]["lowestClass"]["name"] == "web-high"
+    assert [b["pdb"] for b in out["pdbs"]["blocking"]] == ["batch/etl"]
+    assert out["nodes"]["needed"] == 1
+    taint = next(f for f in out["filters"]["plugins"] if f["plugin"] == "TaintToleration")
+    assert taint["suggestion"]["node"] == "node-c"

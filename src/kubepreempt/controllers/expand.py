@@ -58,6 +58,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import (
     NO_EXECUTE,
@@ -288,9 +290,18 @@ def pod_from_template(template: Mapping[str, Any], namespace: str,
         meta["finalizers"] = list(tmeta["finalizers"])
     if owner is not None:
         meta["ownerReferences"] = [owner]
-    spec = copy.deepcopy(dict(template.get("spec") or {}))
+    spec = _copy_json(template.get("spec") or {})
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
             "status": {"phase": "Pending"}}
+
+
+def _copy_json(obj: Any) -> dict[str, Any]:
+    """A deep copy; an orjson round trip is ~10x faster than ``copy.deepcopy`` for the
+    plain JSON a manifest is (YAML timestamps and the like take the slow path)."""
+    try:
+        return orjson.loads(orjson.dumps(obj))
+    except TypeError:
+        return copy.deepcopy(dict(obj))
 
 
 def _int(raw: Any, default: int, what: str) -> int:

@@ -486,7 +486,7 @@ def advise(cluster: Cluster, workloads: list[Workload], *, subject: str,
                  "allocatable": dict(node_template.allocatable),
                  "needed": k, "searchedUpTo": MAX_NODES, "rejectedBy": rejected}
         if got is not None:
-            nodes["placements"] = sorted(Counter(p.node for p in got.placements).items())
+            nodes["placements"] = dict(sorted(Counter(str(p.node) for p in got.placements).items()))
     first = next((p for p in base.placements if p.result == UNSCHEDULABLE), None)
     target = first.pod if first is not None else pods[0]
     filters = filter_report(cluster, target, at) if first is not None else []

@@ -71,6 +71,13 @@ def count_matching(pods: Iterable[Pod], selector: LabelSelector | None, namespac
     """Upstream ``countPodsMatchSelector``: an empty (or absent) selector counts nothing."""
     if selector is None or selector.is_empty:
         return 0
+    first = selector.requirements[0]
+    if first.operator == "In":
+        # Most selectors start with a matchLabels entry: reject on that one label first.
+        key, values = first.key, first.values
+        return sum(1 for p in pods if p.labels.get(key) in values
+                   and p.namespace == namespace and p.deletion_timestamp is None
+                   and selector.matches(p.labels))
     return sum(1 for p in pods if p.namespace == namespace and p.deletion_timestamp is None
                and selector.matches(p.labels))
 
