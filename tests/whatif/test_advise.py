@@ -64,7 +64,12 @@ def test_pdb_that_changes_the_chosen_node_is_reported() -> None:
             spec_extra={"priorityClassName": "low"}, start="2024-01-01T00:00:00Z"),
         pdb("guard", {"app": "guarded"}, allowed=0, ns="jobs"),
         pod("new", "1", ns="shop", priority=1000))
+    before = (cluster.requested.copy(), set(cluster.pods), set(cluster.pending),
+              [p.disruptions_allowed for p in cluster.pdbs])
     a = pod_advice(cluster, "shop/new")
+    after = (cluster.requested, set(cluster.pods), set(cluster.pending),
+             [p.disruptions_allowed for p in cluster.pdbs])
+    assert (after[0] == before[0]).all() and after[1:] == before[1:]  # every trial undone
     assert (a.current["node"], a.current["victims"]) == ("n2", ["jobs/b"])
     assert a.pdbs["violated"] == []
     assert [b["pdb"] for b in a.pdbs["blocking"]] == ["jobs/guard"]

@@ -278,3 +278,16 @@ def test_bad_workload_is_one_line_input_error() -> None:
                                          r"spec.replicas must be a non-negative integer"):
         expand(obj("Deployment", "web", {"replicas": "three", "template": TEMPLATE}), Names(),
                source=Source("x.yaml"))
+
+
+def test_paused_deployment_and_suspended_job_or_cronjob_create_no_pods() -> None:
+    """deployment sync: a paused Deployment gets no new ReplicaSet; manageJob: a suspended
+    Job has no active pods; a suspended CronJob creates no Job."""
+    dep = obj("Deployment", "web", {"replicas": 3, "paused": True, "template": TEMPLATE})
+    assert expand(dep, Names()).pods == []
+    job = obj("Job", "j", {"parallelism": 3, "suspend": True, "template": TEMPLATE},
+              api="batch/v1")
+    assert expand(job, Names()).pods == []
+    cj = obj("CronJob", "c", {"suspend": True, "jobTemplate": {"spec": {"template": TEMPLATE}}},
+             api="batch/v1")
+    assert expand(cj, Names(), now=60.0).pods == []

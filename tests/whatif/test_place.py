@@ -49,10 +49,13 @@ def test_five_replicas_three_fit_fourth_preempts_fifth_pending() -> None:
     assert (s["scheduled"], s["preempting"], s["pending"], s["victims"]) == (3, 1, 1, 1)
     assert s["victimsByOwner"] == {"Pod/jobs/batch-1": 1}
     assert s["victimsByPriorityClass"] == {"low": 1}
-    # The decisions were applied: batch-1 is gone, replica 4 is nominated, 3 are bound.
+    # The decisions were applied: batch-1 is gone; once it has, replica 4 binds to n1
+    # (the settle pass), replica 5 stays pending.
     assert cluster.find_pod("jobs/batch-1") is None
-    assert result.placements[3].pod.nominated_node_name == "n1"
-    assert sum(1 for p in cluster.node_pods[0].values() if p.namespace == "shop") == 3
+    assert result.placements[3].bound_node == "n1"
+    assert result.placements[4].bound_node is None
+    assert s["boundAfterPreemption"] == 1
+    assert sum(1 for p in cluster.node_pods[0].values() if p.namespace == "shop") == 4
 
 
 def test_queue_pops_higher_priority_first_then_creation_order() -> None:
@@ -164,4 +167,41 @@ def test_guide_example_worked_by_hand(capsys) -> None:
                    ("preempt", "node-a", ["batch/report-1"]), ("scheduled", "node-a", []),
                    ("preempt", "node-b", ["batch/etl-1"])]
     assert [p["pdbViolations"] for p in out["pods"] if p["result"] == "preempt"] == [0, 1]
+    assert [p["boundTo"] for p in out["pods"] if p["result"] == "preempt"] == ["node-a",
+                                                                              "node-b"]
     assert out["summary"]["victimsByPriorityClass"] == {"batch-low": 2}
+    assert main(["schedule", str(EXAMPLES / "cluster.yaml"), "-f",
+                 str(EXAMPLES / "web.yaml")]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "5 pod(s): 3 scheduled, 2 preempting (2 bound once their victims left)" in text
+    assert "preempt, then bound" in text
+
+
+def test_bad_workload_and_existing_pod_are_input_errors(tmp_path: Path, capsys) -> None:
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text("\n---\n".join(json.dumps(o) for o in (node("n1"),
+                                                              pod("p", "1", node_name="n1"))))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(json.dumps(deployment("web", -1, "1")))
+    assert main(["schedule", str(cluster), "-f", str(bad)]) == 2
+    assert "Deployment shop/web: cannot expand: spec.replicas" in capsys.readouterr().err
+    dup = tmp_path / "dup.yaml"
+    dup.write_text(json.dumps(pod("p", "1")))
+    assert main(["schedule", str(cluster), "-f", str(dup)]) == 2
+    assert "Pod default/p: already exists" in capsys.readouterr().err
+
+
+def test_pod_option_joins_the_queue_with_the_new_workloads(tmp_path: Path, capsys) -> None:
+    """--pod with -f: the input's pending pod is placed too, in priority order."""
+    import yaml
+
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text(yaml.safe_dump_all([*CLASSES, node("n1", cpu="2"),
+                                           pod("waiting", "1", ns="a", priority=5000)]))
+    new = tmp_path / "new.yaml"
+    new.write_text(yaml.safe_dump(deployment("web", 2, "1")))
+    assert main(["schedule", str(cluster), "-f", str(new), "--pod", "a/waiting",
+                 "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(p["pod"], p["result"]) for p in out["pods"]][0] == ("a/waiting", "scheduled")
+    assert [p["result"] for p in out["pods"]] == ["scheduled", "scheduled", "unschedulable"]

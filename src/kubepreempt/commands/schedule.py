@@ -94,12 +94,16 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
                   title="New pods, in the order the scheduler takes them")
     for p in result.placements:
         detail = ", ".join(v.key for v in p.victims) if p.victims else p.message
-        table.add_row(p.pod.key, p.workload, str(p.pod.priority), p.result, p.node or "-",
-                      detail)
+        outcome = p.result
+        if p.result == PREEMPT:
+            outcome += ", then bound" if p.bound_node else ", then pending"
+        table.add_row(p.pod.key, p.workload, str(p.pod.priority), outcome,
+                      p.bound_node or p.node or "-", detail)
     console.print(table)
     s = result.summary()
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
-                  f"preempting (nominated), {s['pending']} pending, {s['notCreated']} not "
+                  f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
+                  f"{s['pending']} pending, {s['notCreated']} not "
                   f"created; {s['victims']} victim(s), {s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)
     if s["victims"]:

@@ -5,22 +5,24 @@ Each kind follows its upstream controller (kubernetes ``pkg/controller``):
 * ReplicaSet: ``spec.replicas`` pods from ``controller.GetPodFromTemplate`` — template
   labels, annotations and finalizers, ``generateName`` ``<rs>-`` (``getPodsPrefix``), one
   controller ownerReference (``metav1.NewControllerRef``).
-* Deployment: the new ReplicaSet ``<deployment>-<pod-template-hash>`` whose template and
-  selector carry ``pod-template-hash`` (``deployment/sync.go getNewReplicaSet``), then its
-  pods. The hash is taken from a ReplicaSet of the input owned by the Deployment with an
-  equal template (``FindNewReplicaSet`` / ``EqualIgnoreHash``) when there is one.
+* Deployment (not paused): the new ReplicaSet ``<deployment>-<pod-template-hash>`` whose
+  template and selector carry ``pod-template-hash`` (``deployment/sync.go
+  getNewReplicaSet``), then its pods. The hash is taken from a ReplicaSet of the input
+  owned by the Deployment with an equal template (``FindNewReplicaSet`` /
+  ``EqualIgnoreHash``) when there is one.
 * StatefulSet: ``<set>-<ordinal>`` from ``spec.ordinals.start``
   (``newStatefulSetPod``/``initIdentity``): labels ``statefulset.kubernetes.io/pod-name``,
   ``apps.kubernetes.io/pod-index``, ``controller-revision-hash`` = the revision name
   ``<set>-<hash>`` (``history.NewControllerRevision``), ``hostname``/``subdomain``;
   ``OrderedReady`` sets create one pod at a time.
-* Job: ``min(parallelism, completions)`` pods; Indexed jobs take the lowest indices, with
-  the ``batch.kubernetes.io/job-completion-index`` annotation and label, hostname
+* Job: ``min(parallelism, completions)`` pods (none when suspended); Indexed jobs take
+  the lowest indices, with the ``batch.kubernetes.io/job-completion-index`` annotation and
+  label, hostname
   ``<job>-<index>`` and ``generateName`` ``<job>-<index>-`` (``podGenerateNameWithIndex``);
   selector labels ``batch.kubernetes.io/controller-uid`` / ``job-name`` (and the legacy
   ``controller-uid`` / ``job-name``) as the API server's ``generateSelector`` adds; the
   ``batch.kubernetes.io/job-tracking`` finalizer.
-* CronJob: the Job ``<cronjob>-<scheduled time in minutes>`` (``getJobName``) from
+* CronJob (not suspended): the Job ``<cronjob>-<scheduled time in minutes>`` (``getJobName``) from
   ``spec.jobTemplate`` for the schedule time ``now`` (rounded down to the minute), then
   its pods.
 * DaemonSet: one pod per node where ``NodeShouldRunDaemonPod`` holds (node name, required
@@ -397,6 +399,8 @@ def expand_deployment(dep: Mapping[str, Any], names: Names,
     ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
     uid = str(meta.get("uid") or names.uid("Deployment", ns, name))
     spec = dep.get("spec") or {}
+    if spec.get("paused"):  # a paused Deployment creates no new ReplicaSet (sync only)
+        return Expansion("Deployment", ns, name, [])
     hash_ = deployment_hash(dep, replicasets)
     template = copy.deepcopy(dict(spec.get("template") or {}))
     tmeta = template.setdefault("metadata", {})
@@ -464,7 +468,9 @@ def expand_job(job: Mapping[str, Any], names: Names) -> Expansion:
     ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
     uid = str(meta.get("uid") or names.uid("Job", ns, name))
     spec = job.get("spec") or {}
-    parallelism = _int(spec.get("parallelism"), 1, "spec.parallelism")
+    # A suspended Job has no active pods (manageJob deletes them / creates none).
+    parallelism = 0 if spec.get("suspend") else _int(spec.get("parallelism"), 1,
+                                                       "spec.parallelism")
     completions = spec.get("completions")
     want = parallelism if completions is None else min(
         parallelism, _int(completions, 1, "spec.completions"))
@@ -520,10 +526,13 @@ def cronjob_job(cj: Mapping[str, Any], names: Names, now: float) -> dict[str, An
 
 
 def expand_cronjob(cj: Mapping[str, Any], names: Names, now: float) -> Expansion:
-    """The Job for schedule time ``now``, then its pods."""
+    """The Job for schedule time ``now``, then its pods (none while suspended)."""
+    meta = _meta(cj)
+    if (cj.get("spec") or {}).get("suspend"):
+        return Expansion("CronJob", str(meta.get("namespace") or "default"),
+                         str(meta["name"]), [])
     job = cronjob_job(cj, names, now)
     inner = expand_job(job, names)
-    meta = _meta(cj)
     return Expansion("CronJob", str(meta.get("namespace") or "default"), str(meta["name"]),
                      inner.pods, [job])
 

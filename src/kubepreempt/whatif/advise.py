@@ -83,7 +83,8 @@ def trial(cluster: Cluster, workloads: list[Workload], *, preemption: bool = Tru
               for key, pods, ordered in workloads]
     result = place(cluster, groups, preemption=preemption, now=now)
     for placement in reversed(result.placements):
-        if placement.result == SCHEDULED and placement.pod.key in cluster.pods:
+        if (placement.result == SCHEDULED or placement.bound_node) \
+                and placement.pod.key in cluster.pods:
             cluster.remove(placement.pod)
         for victim in reversed(placement.victims):
             cluster.bind(victim, victim.node_name)

@@ -57,16 +57,24 @@ class Placement:
     pdb_violations: int = 0
     cleared_nominations: list[str] = field(default_factory=list)
     decision: Decision | None = None
+    bound_node: str | None = None  # a preemptor's node once its victims are gone
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         """One entry of the ``pods`` list of ``-o json``."""
         if self.decision is not None:
             out = self.decision.to_json(explain=explain)
         else:
-            out = {"pod": self.pod.key, "result": self.result, "node": None, "victims": [],
-                   "message": self.message}
+            out = {"pod": self.pod.key, "result": self.result, "node": None, "victims": []}
         out["workload"] = self.workload
         out["priority"] = self.pod.priority
+        if self.result == PREEMPT:
+            # The settle pass may have preempted again: report everything it did.
+            out.update(node=self.node, victims=sorted(v.key for v in self.victims),
+                       pdbViolations=self.pdb_violations,
+                       clearedNominations=sorted(self.cleared_nominations),
+                       boundTo=self.bound_node)
+        if self.message:
+            out["message"] = self.message
         return out
 
 
@@ -95,6 +103,8 @@ class WhatIf:
             "pods": len(self.placements),
             "scheduled": self.count(SCHEDULED),
             "preempting": self.count(PREEMPT),
+            "boundAfterPreemption": sum(1 for p in self.placements
+                                        if p.result == PREEMPT and p.bound_node),
             "pending": self.count(UNSCHEDULABLE),
             "notCreated": self.count(NOT_CREATED),
             "victims": len(victims),
@@ -226,6 +236,7 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
         group = groups[gi]
         if group.ordered and placement.result != UNSCHEDULABLE and group.next < len(group.pods):
             create(gi)
+    _settle(cluster, sched, placements, preemption, at)
     for group in groups:
         prev = group.pods[group.next - 1].name if group.next else ""
         for pod in group.pods[group.next:]:
@@ -233,6 +244,38 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
                 pod, group.key, NOT_CREATED,
                 message=f"not created: OrderedReady waits for {prev} to be Running and Ready"))
     return WhatIf(placements)
+
+
+def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
+            preemption: bool, now: float) -> None:
+    """Victims take their grace period to go, far longer than the queue takes to drain:
+    once they are gone each preemptor is tried again, in queue order. It binds if it
+    still fits (its nominated node first); a higher-priority pod may have taken the room
+    meanwhile, or its nomination been cleared: then it preempts once more (and binds
+    after those victims too) or stays pending."""
+    order = {id(p): i for i, p in enumerate(placements)}
+    todo = sorted((p for p in placements if p.result == PREEMPT),
+                  key=lambda p: (-p.pod.priority, order[id(p)]))
+    for p in todo:
+        for _ in range(2):
+            decision = schedule(cluster, p.pod, preemption=preemption, scheduler=sched,
+                                now=now)
+            if decision.result == SCHEDULED:
+                assert decision.node is not None
+                p.pod.start_time = now
+                cluster.bind(p.pod, decision.node)
+                sched.nominator.remove(p.pod)
+                p.bound_node = decision.node
+                break
+            if decision.result != PREEMPT:
+                p.message = f"preempted, but fits nowhere once its victims left: " \
+                            f"{decision.message}"
+                break
+            again = _apply(cluster, sched, p.pod, p.workload, decision, now)
+            p.node = again.node
+            p.victims += again.victims
+            p.pdb_violations += again.pdb_violations
+            p.cleared_nominations += again.cleared_nominations
 
 
 def _light(decision: Decision) -> Decision:
