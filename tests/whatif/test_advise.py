@@ -196,3 +196,32 @@ def test_guide_advise_example(capsys) -> None:
     assert out["nodes"]["needed"] == 1
     taint = next(f for f in out["filters"]["plugins"] if f["plugin"] == "TaintToleration")
     assert taint["suggestion"]["node"] == "node-c"
+
+
+def test_inter_pod_and_node_affinity_suggestions_rechecked() -> None:
+    """Required anti-affinity to app=x per hostname rejects both nodes (each runs an x
+    pod of equal priority, so no preemption); dropping the term admits both. A required
+    node affinity no node satisfies: dropping it admits every node it rejected."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "x"}},
+         "topologyKey": "kubernetes.io/hostname"}]}}
+    objs = [node("n1"), node("n2"),
+            pod("x1", "100m", node_name="n1", labels={"app": "x"}),
+            pod("x2", "100m", node_name="n2", labels={"app": "x"})]
+    cluster = cluster_of(*objs, pod("p", "1", spec_extra={"affinity": anti}))
+    a = pod_advice(cluster, "default/p")
+    (f,) = a.filters
+    assert (f["plugin"], f["nodes"]) == ("InterPodAffinity", 2)
+    assert f["suggestion"]["change"] == ("drop required pod anti-affinity term 0 "
+                                         "(topologyKey kubernetes.io/hostname)")
+    assert f["suggestion"]["admits"] == 2
+    assert schedule(cluster_of(*objs, pod("q", "1")), "default/q").result == "scheduled"
+
+    required = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "gpu", "operator": "In", "values": ["a100"]}]}]}}}
+    cluster = cluster_of(*objs, pod("p", "1", spec_extra={"affinity": required}))
+    a = pod_advice(cluster, "default/p")
+    (f,) = a.filters
+    assert (f["plugin"], f["suggestion"]["change"], f["suggestion"]["admits"]) == (
+        "NodeAffinity", "drop the required node affinity", 2)
