@@ -175,8 +175,9 @@ def test_node_name_prefilter_evaluates_only_named_nodes() -> None:
     assert d.result == "unschedulable"
     assert d.message == (
         "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) "
-        "[NodeAffinity]. preemption: 0/3 nodes are available: 1 No preemption victims found "
-        "for incoming pod, 2 Preemption is not helpful for scheduling..")
+        "[NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: "
+        "1 No preemption victims found for incoming pod, "
+        "2 Preemption is not helpful for scheduling.")
 
 
 def test_node_name_prefilter_with_conflicting_terms() -> None:
