@@ -84,8 +84,9 @@ def test_unschedulable_message_as_upstream(tmp_path: Path, capsys) -> None:
     assert code == 0
     got = json.loads(out)
     assert got["result"] == "unschedulable" and got["node"] is None
+    # DefaultPreemption off; the DynamicResources PostFilter still reports (no claims).
     assert got["message"] == ("0/3 nodes are available: 1 node(s) had untolerated taint(s), "
-                              "2 Insufficient cpu.")
+                              "2 Insufficient cpu. no new claims to deallocate")
 
 
 BAD_INPUTS = {

@@ -88,7 +88,8 @@ def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
                  evaluator: Evaluator | None = None) -> CycleResult:
     """Decide where ``pod`` goes, as one kube-scheduler cycle would (nothing changes).
 
-    ``preemption=False`` runs no PostFilter plugin at all (as a profile without them).
+    ``preemption=False`` disables DefaultPreemption for this cycle (the other PostFilter
+    plugins of the profile still run, as with DefaultPreemption disabled in the profile).
     ``evaluator`` carries DefaultPreemption's options (candidate sampling and its seeded
     random offset); by default every potential node is evaluated.
     """
@@ -130,13 +131,12 @@ def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
                            feasible=feasible, scores=scores if explain else None)
     failed = CycleResult(pod, UNSCHEDULABLE, num_nodes=n, statuses=statuses,
                          prefilter=prefilter, feasible=feasible)
-    if preemption:
-        _post_filter(sched, failed, state, filters, explain, now, evaluator)
+    _post_filter(sched, failed, state, filters, preemption, explain, now, evaluator)
     return failed
 
 
-def _post_filter(sched: Scheduler, failed: CycleResult, state, filters, explain: bool,
-                 now: float | None, evaluator: Evaluator | None) -> None:
+def _post_filter(sched: Scheduler, failed: CycleResult, state, filters, preemption: bool,
+                 explain: bool, now: float | None, evaluator: Evaluator | None) -> None:
     """Upstream ``RunPostFilterPlugins``: each plugin in order until one succeeds or
     errs; the Unschedulable ones' reasons are joined with ", "."""
     reasons: list[str] = []
@@ -147,7 +147,7 @@ def _post_filter(sched: Scheduler, failed: CycleResult, state, filters, explain:
             failed.post_filter = DRA_STATE_NOT_FOUND
             return
         reasons.append(NO_CLAIMS_TO_DEALLOCATE)  # no pod here has resource claims
-    if profile.preemption:
+    if profile.preemption and preemption:
         ev = evaluator or Evaluator(sched, now=now, materialize=explain)
         result = ev.preempt(failed.pod, state, filters, failed.statuses)
         failed.preemption = result

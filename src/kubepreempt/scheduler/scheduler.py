@@ -31,15 +31,12 @@ class Scheduler:
                  nominator: Nominator | None = None) -> None:
         self.cluster = cluster
         self.profile = profile or default_profile()
+        # The spec.schedulerName values a profile serves.
+        self.scheduler_names = frozenset({self.profile.scheduler_name})
         self.nominator = nominator if nominator is not None else Nominator.from_pending(
             cluster.pending.values(), cluster.node_index, self.scheduler_names)
         self.cache = SignatureCache()
         self.use_cached_statuses = True  # tests switch it off to compare with the reference
-
-    @property
-    def scheduler_names(self) -> frozenset[str]:
-        """The ``spec.schedulerName`` values a profile serves."""
-        return frozenset({self.profile.scheduler_name})
 
     def responsible_for(self, pod: Pod) -> bool:
         """Upstream ``responsibleForPod``: a profile serves the pod's scheduler name."""
