@@ -43,8 +43,9 @@ def test_five_replicas_three_fit_fourth_preempts_fifth_pending() -> None:
     got = [(p.result, p.node, [v.key for v in p.victims]) for p in result.placements]
     assert got == [("scheduled", "n1", []), ("scheduled", "n1", []), ("scheduled", "n1", []),
                    ("preempt", "n1", ["jobs/batch-1"]), ("unschedulable", None, [])]
-    assert result.placements[4].message.startswith("0/1 nodes are available: 1 Insufficient "
-                                                   "cpu. preemption: ")
+    assert result.placements[4].message == (
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
     s = result.summary()
     assert (s["scheduled"], s["preempting"], s["pending"], s["victims"]) == (3, 1, 1, 1)
     assert s["victimsByOwner"] == {"Pod/jobs/batch-1": 1}

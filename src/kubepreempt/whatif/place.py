@@ -37,7 +37,15 @@ from kubepreempt.controllers.expand import (
     Names,
     expand,
 )
-from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
+from kubepreempt.decide import (
+    IGNORED,
+    PREEMPT,
+    SCHEDULED,
+    SKIPPED,
+    UNSCHEDULABLE,
+    Decision,
+    schedule,
+)
 from kubepreempt.manifests import Documents
 from kubepreempt.scheduler.scheduler import Scheduler
 
@@ -106,6 +114,7 @@ class WhatIf:
             "boundAfterPreemption": sum(1 for p in self.placements
                                         if p.result == PREEMPT and p.bound_node),
             "pending": self.count(UNSCHEDULABLE),
+            "ignored": self.count(IGNORED) + self.count(SKIPPED),
             "notCreated": self.count(NOT_CREATED),
             "victims": len(victims),
             "victimsByOwner": dict(sorted(by_owner.items())),
@@ -234,7 +243,8 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
             placement.decision = _light(decision)
         placements.append(placement)
         group = groups[gi]
-        if group.ordered and placement.result != UNSCHEDULABLE and group.next < len(group.pods):
+        if group.ordered and placement.result in (SCHEDULED, PREEMPT) \
+                and group.next < len(group.pods):
             create(gi)
     _settle(cluster, sched, placements, preemption, at)
     for group in groups:
@@ -308,7 +318,8 @@ def _apply(cluster: Cluster, sched: Scheduler, pod: Pod, workload: str,
         return Placement(pod, workload, PREEMPT, decision.node, victims,
                          pdb_violations=decision.pdb_violations,
                          cleared_nominations=list(decision.cleared_nominations))
-    return Placement(pod, workload, UNSCHEDULABLE, message=decision.message)
+    # unschedulable, or ignored (another schedulerName) / skipped (being deleted)
+    return Placement(pod, workload, decision.result, message=decision.message)
 
 
 def what_if(cluster: Cluster, docs: Documents, *, seed: int = 0, now: float | None = None,
