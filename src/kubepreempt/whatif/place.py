@@ -8,8 +8,8 @@ Running and Ready, so that pod joins the back of the queue only after its predec
 placed (bound, or nominated after preempting: it binds once its victims are gone); if the
 predecessor stays pending, the rest are reported as not created.
 
-Each decision is made by :func:`kubepreempt.decide.schedule` with one shared
-:class:`Scheduler` and applied before the next pod: a bind takes its place; a preemption
+Each decision is one ``schedule_one`` cycle (the library's, simulator's and bench's) with
+one shared :class:`Scheduler`, applied before the next pod: a bind takes its place; a preemption
 deletes its victims at once (their PodDisruptionBudgets lose one allowed disruption each,
 as the disruption controller would recompute), clears the lower-priority nominations it
 displaced and nominates the pod, which then counts on that node for everyone after it
@@ -44,9 +44,11 @@ from kubepreempt.decide import (
     SKIPPED,
     UNSCHEDULABLE,
     Decision,
-    schedule,
+    decision_from,
 )
 from kubepreempt.manifests import Documents
+from kubepreempt.scheduler.cycle import schedule_one
+from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 
 NOT_CREATED = "not-created"
@@ -235,12 +237,9 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
     while heap:
         _, s, gi = heapq.heappop(heap)
         pod = by_pod.pop(s)
-        decision = schedule(cluster, pod, preemption=preemption, scheduler=sched, now=at)
+        decision = decide(sched, pod, preemption, explain, at)
         placement = _apply(cluster, sched, pod, groups[gi].key, decision, at)
-        if explain:
-            placement.decision = decision
-        else:
-            placement.decision = _light(decision)
+        placement.decision = decision
         placements.append(placement)
         group = groups[gi]
         if group.ordered and placement.result in (SCHEDULED, PREEMPT) \
@@ -268,8 +267,7 @@ def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
                   key=lambda p: (-p.pod.priority, order[id(p)]))
     for p in todo:
         for _ in range(2):
-            decision = schedule(cluster, p.pod, preemption=preemption, scheduler=sched,
-                                now=now)
+            decision = decide(sched, p.pod, preemption, False, now)
             if decision.result == SCHEDULED:
                 assert decision.node is not None
                 p.pod.start_time = now
@@ -288,11 +286,14 @@ def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
             p.cleared_nominations += again.cleared_nominations
 
 
-def _light(decision: Decision) -> Decision:
-    """The decision without per-node statuses and scores (kept only for --explain)."""
-    return Decision(decision.pod, decision.result, decision.node, list(decision.victims),
-                    decision.message, decision.pdb_violations,
-                    list(decision.cleared_nominations), num_nodes=decision.num_nodes)
+def decide(sched: Scheduler, pod: Pod, preemption: bool, explain: bool, now: float
+           ) -> Decision:
+    """One scheduling cycle (``schedule_one``, the path the library, simulator and bench
+    share); per-node statuses, scores and every candidate only with ``explain``."""
+    evaluator = Evaluator(sched, now=now, materialize=explain)
+    cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
+                         evaluator=evaluator)
+    return decision_from(cycle, sched.cluster)
 
 
 def _apply(cluster: Cluster, sched: Scheduler, pod: Pod, workload: str,
