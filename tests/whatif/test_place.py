@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
+import pytest
 from builders import cluster_of, docs_of, node, pdb, pod, priority_class
 
 from kubepreempt.cli import main
@@ -206,3 +208,28 @@ def test_pod_option_joins_the_queue_with_the_new_workloads(tmp_path: Path, capsy
     out = json.loads(capsys.readouterr().out)
     assert [(p["pod"], p["result"]) for p in out["pods"]][0] == ("a/waiting", "scheduled")
     assert [p["result"] for p in out["pods"]] == ["scheduled", "scheduled", "unschedulable"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_and_explained_placements_agree(seed: int) -> None:
+    """--explain materialises every status, score and candidate; without it the cycle's
+    fast paths run. Both must place every pod the same way."""
+    rng = random.Random(seed)
+    objs = [*CLASSES]
+    for i in range(6):
+        objs.append(node(f"n{i}", cpu=str(rng.choice([2, 4])),
+                         labels={"topology.kubernetes.io/zone": f"z{i % 2}"}))
+        for j in range(rng.randrange(4)):
+            objs.append(pod(f"p{i}-{j}", f"{rng.choice([300, 700, 1200])}m", ns="jobs",
+                            node_name=f"n{i}", labels={"app": rng.choice(["a", "b"])},
+                            spec_extra={"priorityClassName": rng.choice(["low", "high"])},
+                            start=f"2024-01-01T00:0{j}:00Z"))
+    objs.append(pdb("a", {"app": "a"}, allowed=rng.randrange(2), ns="jobs"))
+    new = docs_of(deployment("web", 14, f"{rng.choice([500, 900])}m"),
+                  deployment("api", 4, "1", pc="low"))
+    outcomes = []
+    for explain in (False, True):
+        result = what_if(cluster_of(*objs), new, now=1e9, explain=explain, seed=seed)
+        outcomes.append([(p.pod.key, p.result, p.node, p.bound_node,
+                          [v.key for v in p.victims]) for p in result.placements])
+    assert outcomes[0] == outcomes[1]
