@@ -195,19 +195,32 @@ def test_indexed_job_pods_carry_completion_index() -> None:
     assert pod_generate_name_with_index("short", 7) == "short-7-"
 
 
-def test_cronjob_job_is_named_by_schedule_minute() -> None:
-    """cronjob getJobName: <name>-<scheduled unix time / 60>."""
+def test_cronjob_job_is_named_by_its_next_schedule_minute() -> None:
+    """cronjob getJobName: <name>-<scheduled unix time / 60>; getJobFromTemplate2: the
+    scheduled-timestamp annotation in spec.timeZone (RFC 3339). now = 2023-11-14
+    22:14:19 UTC; "0 2 * * *" next fires 2023-11-15 02:00 UTC = 1700013600, or 02:00 in
+    Berlin (UTC+1) = 1700010000."""
     cj = obj("CronJob", "nightly", {"schedule": "0 2 * * *", "jobTemplate": {
         "metadata": {"labels": {"team": "a"}}, "spec": {"template": TEMPLATE}}},
         api="batch/v1")
     exp = expand(cj, Names(), now=1_700_000_059.0)
     (job,) = exp.created
-    assert job["metadata"]["name"] == f"nightly-{1_700_000_059 // 60}"
+    assert job["metadata"]["name"] == f"nightly-{1_700_013_600 // 60}"
+    assert job["metadata"]["annotations"][
+        "batch.kubernetes.io/cronjob-scheduled-timestamp"] == "2023-11-15T02:00:00Z"
     assert job["metadata"]["labels"] == {"team": "a"}
     assert job["metadata"]["ownerReferences"][0]["kind"] == "CronJob"
     (pod,) = exp.pods
-    assert pod["metadata"]["generateName"] == f"nightly-{1_700_000_059 // 60}-"
+    assert pod["metadata"]["generateName"] == f"nightly-{1_700_013_600 // 60}-"
     assert pod["metadata"]["labels"]["job-name"] == job["metadata"]["name"]
+    berlin = dict(cj, spec={**cj["spec"], "timeZone": "Europe/Berlin"})
+    (job,) = expand(berlin, Names(), now=1_700_000_059.0).created
+    assert job["metadata"]["name"] == f"nightly-{1_700_010_000 // 60}"
+    assert job["metadata"]["annotations"][
+        "batch.kubernetes.io/cronjob-scheduled-timestamp"] == "2023-11-15T02:00:00+01:00"
+    bad = dict(cj, spec={**cj["spec"], "schedule": "61 * * * *"})
+    with pytest.raises(InputError, match="is not a cron expression"):
+        expand(bad, Names(), now=0.0)
 
 
 def _nodes():
@@ -223,7 +236,8 @@ def test_daemonset_runs_where_node_should_run_daemon_pod() -> None:
     """NodeShouldRunDaemonPod: untolerated NoSchedule taint (c) excluded; the cordon taint
     (d) is tolerated by AddOrUpdateDaemonPodTolerations; PreferNoSchedule (e) never
     excludes. Each pod is pinned by ReplaceDaemonSetPodNodeNameNodeAffinity."""
-    ds = obj("DaemonSet", "agent", {"template": TEMPLATE}, ns="kube-system", generation=4)
+    ds = obj("DaemonSet", "agent", {"template": TEMPLATE}, ns="kube-system",
+             annotations={"deprecated.daemonset.template.generation": "4"})
     exp = expand(ds, Names(), nodes=_nodes())
     pinned = []
     for pod in exp.pods:
@@ -245,6 +259,10 @@ def test_daemonset_runs_where_node_should_run_daemon_pod() -> None:
                         ("node.kubernetes.io/unschedulable", "NoSchedule")]
         assert re.fullmatch(f"agent-{SUFFIX}", pod["metadata"]["name"])
     assert pinned == ["a", "b", "d", "e"]
+    # A new DaemonSet (no annotation yet): the API server's templateGeneration 1.
+    fresh = obj("DaemonSet", "agent", {"template": TEMPLATE}, ns="kube-system")
+    assert expand(fresh, Names(), nodes=_nodes()).pods[0]["metadata"]["labels"][
+        TEMPLATE_GENERATION] == "1"
     # A node selector narrows the nodes; hostNetwork adds the network-unavailable toleration.
     sel = dict(ds, spec={"template": {**TEMPLATE, "spec": {**TEMPLATE["spec"],
                                                            "nodeSelector": {"disk": "ssd"},
@@ -288,6 +306,6 @@ def test_paused_deployment_and_suspended_job_or_cronjob_create_no_pods() -> None
     job = obj("Job", "j", {"parallelism": 3, "suspend": True, "template": TEMPLATE},
               api="batch/v1")
     assert expand(job, Names()).pods == []
-    cj = obj("CronJob", "c", {"suspend": True, "jobTemplate": {"spec": {"template": TEMPLATE}}},
-             api="batch/v1")
+    cj = obj("CronJob", "c", {"suspend": True, "schedule": "* * * * *",
+                              "jobTemplate": {"spec": {"template": TEMPLATE}}}, api="batch/v1")
     assert expand(cj, Names(), now=60.0).pods == []

@@ -22,9 +22,9 @@ Each kind follows its upstream controller (kubernetes ``pkg/controller``):
   selector labels ``batch.kubernetes.io/controller-uid`` / ``job-name`` (and the legacy
   ``controller-uid`` / ``job-name``) as the API server's ``generateSelector`` adds; the
   ``batch.kubernetes.io/job-tracking`` finalizer.
-* CronJob (not suspended): the Job ``<cronjob>-<scheduled time in minutes>`` (``getJobName``) from
-  ``spec.jobTemplate`` for the schedule time ``now`` (rounded down to the minute), then
-  its pods.
+* CronJob (not suspended): the Job ``<cronjob>-<scheduled time in minutes>``
+  (``getJobName``) from ``spec.jobTemplate`` for the next schedule time after ``now`` in
+  ``spec.timeZone`` (a new CronJob has missed none), then its pods.
 * DaemonSet: one pod per node where ``NodeShouldRunDaemonPod`` holds (node name, required
   node affinity/selector, no untolerated NoSchedule/NoExecute taint after the daemon
   tolerations are added), pinned by ``ReplaceDaemonSetPodNodeNameNodeAffinity``;
@@ -59,8 +59,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
+from croniter import croniter
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import (
@@ -87,6 +89,7 @@ REVISION_HASH = "controller-revision-hash"  # apps.ControllerRevisionHashLabelKe
 STS_POD_NAME = "statefulset.kubernetes.io/pod-name"  # apps.StatefulSetPodNameLabel
 POD_INDEX = "apps.kubernetes.io/pod-index"  # apps.PodIndexLabel
 TEMPLATE_GENERATION = "pod-template-generation"  # extensions.DaemonSetTemplateGenerationKey
+TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 JOB_CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
 JOB_NAME = "batch.kubernetes.io/job-name"
@@ -506,21 +509,45 @@ def pod_generate_name_with_index(job_name: str, index: int) -> str:
     return prefix
 
 
+def next_schedule_time(cj: Mapping[str, Any], now: float) -> datetime:
+    """The CronJob's next schedule time after ``now``, in its ``spec.timeZone`` (UTC when
+    unset, as a controller-manager in UTC). A new CronJob has no missed schedule
+    (``mostRecentScheduleTime`` from its creation time), so its first Job is this one."""
+    spec = cj.get("spec") or {}
+    schedule = str(spec.get("schedule") or "")
+    zone_name = spec.get("timeZone")
+    try:
+        zone = ZoneInfo(str(zone_name)) if zone_name else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown spec.timeZone {zone_name!r}") from None
+    if not schedule or not croniter.is_valid(schedule):
+        raise ValueError(f"spec.schedule {schedule!r} is not a cron expression")
+    start = datetime.fromtimestamp(now, tz=zone)
+    return croniter(schedule, start).get_next(datetime)
+
+
+def _rfc3339(t: datetime) -> str:
+    """Go ``time.RFC3339``: ``Z`` for UTC, else the numeric offset."""
+    text = t.strftime("%Y-%m-%dT%H:%M:%S%z")
+    if text.endswith("+0000"):
+        return text[:-5] + "Z"
+    return text[:-2] + ":" + text[-2:]
+
+
 def cronjob_job(cj: Mapping[str, Any], names: Names, now: float) -> dict[str, Any]:
-    """``getJobFromTemplate2``: the Job a CronJob creates for the schedule time ``now``."""
+    """``getJobFromTemplate2``: the Job a CronJob creates at its next schedule time."""
     meta = _meta(cj)
     ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
     uid = str(meta.get("uid") or names.uid("CronJob", ns, name))
-    scheduled = int(now) // 60 * 60
-    job_name = f"{name}-{scheduled // 60}"  # getJobName: getTimeHashInMinutes
+    scheduled = next_schedule_time(cj, now)
+    job_name = f"{name}-{int(scheduled.timestamp()) // 60}"  # getJobName: minutes
     jt = (cj.get("spec") or {}).get("jobTemplate") or {}
     jmeta = _meta(jt)
-    stamp = datetime.fromtimestamp(scheduled, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {"apiVersion": "batch/v1", "kind": "Job",
             "metadata": {"name": job_name, "namespace": ns,
                          "labels": dict(jmeta.get("labels") or {}),
                          "annotations": {**(jmeta.get("annotations") or {}),
-                                         CRONJOB_SCHEDULED: stamp},
+                                         CRONJOB_SCHEDULED: _rfc3339(scheduled)},
                          "ownerReferences": [_controller_ref("batch/v1", "CronJob", name, uid)]},
             "spec": copy.deepcopy(dict(jt.get("spec") or {}))}
 
@@ -599,7 +626,10 @@ def expand_daemonset(ds: Mapping[str, Any], names: Names, nodes: Iterable[Node])
     hash_ = compute_hash(spec.get("template") or {}, None if count is None else int(count))
     tmeta = template.setdefault("metadata", {})
     labels = dict(tmeta.get("labels") or {})
-    labels[TEMPLATE_GENERATION] = str(int(meta.get("generation") or 1))
+    # GetTemplateGeneration reads the deprecated annotation; the API server writes it from
+    # spec.templateGeneration, 1 for a new DaemonSet.
+    annotations = meta.get("annotations") or {}
+    labels[TEMPLATE_GENERATION] = str(annotations.get(TEMPLATE_GENERATION_ANNOTATION) or 1)
     labels[REVISION_HASH] = hash_
     tmeta["labels"] = labels
     template["spec"] = dict(template.get("spec") or {})
