@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
+import pytest
 import yaml
 from builders import cluster_of, docs_of, node, pdb, pod, priority_class
 
@@ -225,3 +227,38 @@ def test_inter_pod_and_node_affinity_suggestions_rechecked() -> None:
     (f,) = a.filters
     assert (f["plugin"], f["suggestion"]["change"], f["suggestion"]["admits"]) == (
         "NodeAffinity", "drop the required node affinity", 2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_advise_leaves_random_clusters_exactly_as_they_were(seed: int) -> None:
+    """Every trial (priorities, PDB lifts, added nodes, filter changes) is undone."""
+    rng = random.Random(seed)
+    objs = [*CLASSES]
+    for i in range(5):
+        objs.append(node(f"n{i}", cpu=str(rng.choice([2, 4]))))
+        for j in range(rng.randrange(4)):
+            objs.append(pod(f"p{i}-{j}", f"{rng.choice([300, 700, 1200])}m", ns="jobs",
+                            node_name=f"n{i}", labels={"app": rng.choice(["a", "b"])},
+                            spec_extra={"priorityClassName": rng.choice(["low", "mid"])},
+                            start=f"2024-01-01T00:0{j}:00Z"))
+    objs += [pdb("a", {"app": "a"}, allowed=rng.randrange(2), ns="jobs"),
+             pod("waiting", "1", ns="jobs", priority=700,
+                 status_extra={"nominatedNodeName": "n0"})]
+    cluster = cluster_of(*objs)
+    dep = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "web", "namespace": "shop"},
+           "spec": {"replicas": 4, "template": {"metadata": {"labels": {"app": "web"}},
+                                                "spec": {"priority": 300, "containers": [
+                                                    {"name": "c", "resources": {
+                                                        "requests": {"cpu": "1500m"}}}]}}}}
+
+    def state():
+        return (cluster.requested.tolist(), len(cluster.nodes),
+                sorted((k, p.node_name) for k, p in cluster.pods.items()),
+                sorted((k, p.nominated_node_name) for k, p in cluster.pending.items()),
+                [p.disruptions_allowed for p in cluster.pdbs])
+
+    before = state()
+    workloads = [(k, p, o) for k, p, o, _ in expand_documents(cluster, docs_of(dep))]
+    advise(cluster, workloads, subject="web", node_template=parse_shape("cpu=4"), now=NOW)
+    assert state() == before
