@@ -82,6 +82,16 @@ def test_default_pod_requests(containers, pod_resources, expected):
     assert _pod({"containers": containers, "resources": pod_resources}).requests == expected
 
 
+def test_no_request_defaulting_without_pod_level_limits():
+    # Pod-level requests name cpu only and there are no pod-level limits: memory is not
+    # defaulted, so the kubelet's GetResourceRequestQuantity (pod level only) sees none,
+    # while PodRequests falls back to the containers' 1Gi for the scheduler.
+    p = _pod({"containers": [_c("a", {"cpu": "1", "memory": "1Gi"})],
+              "resources": {"requests": {"cpu": "3"}}})
+    assert p.kubelet_requests == {"cpu": 3000}
+    assert p.requests == {"cpu": 3000, "memory": GI}
+
+
 def test_nonzero_defaults_with_pod_level_requests_only_for_unnamed_resources():
     # Pod-level requests set: getNonMissingContainerRequests adds a default only for a
     # resource neither the pod level nor any container names. cpu is named (500m), so b
@@ -107,3 +117,21 @@ def test_kubelet_request_quantity_uses_only_the_pod_level_when_set():
               "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}})
     assert p.kubelet_requests == {"cpu": 1000, "memory": GI}
     assert p.requests["ephemeral-storage"] == GI  # the scheduler still counts it
+
+
+def test_hugepage_pod_limit_defaults_from_containers_then_sets_the_request():
+    # defaultHugePagePodLimits: the containers' 100Mi hugepages limit becomes the pod-level
+    # limit; defaultPodRequests then defaults the pod-level request to that limit
+    # (hugepages are not overcommittable, so not from the container requests directly).
+    p = _pod({"containers": [_c("a", {"cpu": "1"}, {"hugepages-2Mi": "100Mi",
+                                                    "memory": "1Gi"})],
+              "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "2"}}})
+    assert p.kubelet_requests == {"cpu": 1000, "memory": GI, "hugepages-2Mi": 100 * MI}
+
+
+def test_hugepage_request_defaults_to_the_pod_limit_not_the_containers():
+    # Hugepages are not overcommittable: a missing pod-level request takes the pod-level
+    # limit (300Mi), not the containers' 100Mi.
+    p = _pod({"containers": [_c("a", limits={"hugepages-2Mi": "100Mi", "memory": "1Gi"})],
+              "resources": {"limits": {"hugepages-2Mi": "300Mi", "memory": "2Gi"}}})
+    assert p.requests == {"hugepages-2Mi": 300 * MI, "memory": GI}

@@ -72,10 +72,10 @@ def _cs(name: str, actual: dict | None = None, allocated: dict | None = None) ->
                  {"cpu": 4000}, id="resized, restartable init container, no resize status"),
     # Hand-worked from the same function:
     # a Deferred resize still counts the spec (only Infeasible drops it).
-    pytest.param({"containers": [_c("c", "1")]},
-                 {"conditions": DEFERRED, "containerStatuses": [_cs("c", {"cpu": "3"},
-                                                                    {"cpu": "500m"})]},
-                 {"cpu": 3000}, id="deferred: max of spec, actuated, allocated"),
+    pytest.param({"containers": [_c("c", "4")]},
+                 {"conditions": DEFERRED, "containerStatuses": [_cs("c", {"cpu": "2"},
+                                                                    {"cpu": "1"})]},
+                 {"cpu": 4000}, id="deferred: the spec still counts"),
     # A status without `resources` is not consulted, even with allocatedResources.
     pytest.param({"containers": [_c("c", "1")]},
                  {"containerStatuses": [_cs("c", None, {"cpu": "3"})]},
