@@ -256,12 +256,19 @@ class Cluster:
             rows = self.prio_requested[priority] = fresh
         return rows
 
-    def requested_below(self, priority: int) -> np.ndarray:
-        """(nodes, resources) summed requests of bound pods with priority < ``priority``."""
-        total = np.zeros_like(self.requested)
+    def requested_below(self, priority: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """(nodes, resources) summed requests of bound pods with priority < ``priority``,
+        for every node or only for the node indices ``rows``."""
+        if rows is None:
+            total = np.zeros_like(self.requested)
+            for prio in list(self.prio_requested):
+                if prio < priority:
+                    total += self._prio_rows(prio)
+            return total
+        total = np.zeros((rows.size, self.requested.shape[1]), np.int64)
         for prio in list(self.prio_requested):
             if prio < priority:
-                total += self._prio_rows(prio)
+                total += self._prio_rows(prio)[rows]
         return total
 
     def add_pending(self, pod: Pod) -> None:

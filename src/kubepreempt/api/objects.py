@@ -321,6 +321,7 @@ class Pod:
     termination_grace_period: int = DEFAULT_GRACE_PERIOD
     phase: str = ""
     scheduler_name: str = "default-scheduler"
+    scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates names
     source: Source = field(default_factory=Source)
     raw: Mapping[str, Any] = field(default_factory=dict)
 
@@ -428,6 +429,15 @@ def _resource_shape(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple
     return tuple(key)
 
 
+def _gate_names(value: Any) -> tuple[str, ...]:
+    """``spec.schedulingGates`` as names (a gate is ``{name: ...}``)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError("spec.schedulingGates must be a list")
+    return tuple(str(g.get("name", "")) if isinstance(g, dict) else str(g) for g in value)
+
+
 def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
     """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``."""
     meta = _mapping(raw.get("metadata"), "metadata")
@@ -484,6 +494,7 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
             termination_grace_period=DEFAULT_GRACE_PERIOD if grace is None else int(grace),
             phase=str(status.get("phase") or ""),
             scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
+            scheduling_gates=_gate_names(spec.get("schedulingGates")),
             source=source,
             raw=raw,
         )
