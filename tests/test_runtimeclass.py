@@ -58,7 +58,7 @@ def test_pod_that_carries_overhead_is_taken_as_admitted():
 
 
 def test_unknown_runtime_class_rejects_the_pod():
-    with pytest.raises(InputError, match='pod rejected: RuntimeClass .missing. not found'):
+    with pytest.raises(InputError, match='pod rejected: RuntimeClass "missing" not found'):
         cluster_of(node("n1"), _with_class(pod("new", "1"), "missing"))
 
 

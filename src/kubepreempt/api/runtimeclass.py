@@ -145,9 +145,10 @@ class RuntimeClassAdmission:
         name = str(spec["runtimeClassName"])
         rc = self.classes.get(name)
         if rc is None:
-            raise InputError(f"pod rejected: RuntimeClass {name!r} not found (the apiserver's "
-                             "RuntimeClass admission; add the RuntimeClass objects, e.g. "
-                             "kubectl get runtimeclasses -o yaml)", source, "Pod", key)
+            raise InputError(f'pod rejected: RuntimeClass "{name}" not found (as the '
+                             "apiserver's RuntimeClass admission does; add the RuntimeClass "
+                             "objects, e.g. kubectl get runtimeclasses -o yaml)",
+                             source, "Pod", key)
         new_spec = dict(spec)
         if rc.overhead is not None:
             new_spec["overhead"] = dict(rc.overhead)
