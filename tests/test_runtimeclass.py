@@ -115,3 +115,19 @@ def test_runtime_class_objects_are_read_not_skipped(capsys):
 ])
 def test_merge_tolerations(first, second, expected):
     assert merge_tolerations(first, second) == expected
+
+
+def test_simulator_pods_are_admitted_too():
+    from builders import docs_of
+
+    from kubepreempt.sim.scenario import build_scenario
+    scen = build_scenario(docs_of(node("n1"), runtime_class("kata", {"cpu": "250m"}),
+                                  _with_class(pod("new", "800m"), "kata")))
+    assert [p.pod.requests for p in scen.pods] == [{"cpu": 1050}]
+
+
+def test_malformed_runtime_class_names_the_object():
+    bad = runtime_class("kata")
+    del bad["handler"]
+    with pytest.raises(InputError, match="RuntimeClass kata: handler must be a non-empty"):
+        cluster_of(node("n1"), bad)
