@@ -73,3 +73,17 @@ def test_disk_ranking_adds_overhead_to_a_requested_resource():
     ranking = rank_for_eviction([a, b], "ephemeral-storage", usage)
     assert ranking.order == ["default/b", "default/a"]
     assert ranking.ranked[1].request == 250 * MI
+
+
+def test_stored_qos_class_is_used():
+    # v1qos.GetPodQOS (sortPodsByQOS, eviction): status.qosClass when set. A pod stored as
+    # Guaranteed stays Guaranteed even if its spec alone would compute otherwise.
+    from kubepreempt.api.errors import Source
+    from kubepreempt.api.objects import parse_pod
+    from kubepreempt.api.priority import PriorityResolver
+    raw = {"kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+           "status": {"qosClass": "Guaranteed"}}
+    assert parse_pod(raw, Source("t"), PriorityResolver().resolve).qos == "Guaranteed"
+    raw["status"] = {}
+    assert parse_pod(raw, Source("t"), PriorityResolver().resolve).qos == "Burstable"

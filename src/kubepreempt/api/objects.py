@@ -15,7 +15,13 @@ from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.pod_resources import PodResources, pod_resource_figures
 from kubepreempt.api.ports import HostPort, host_ports
 from kubepreempt.api.quantity import resource_list
-from kubepreempt.api.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from kubepreempt.api.resources import (
+    BEST_EFFORT,
+    BURSTABLE,
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    GUARANTEED,
+)
 from kubepreempt.api.selectors import (
     LabelSelector,
     NodeSelector,
@@ -438,6 +444,19 @@ def _gate_names(value: Any) -> tuple[str, ...]:
     return tuple(str(g.get("name", "")) if isinstance(g, dict) else str(g) for g in value)
 
 
+_QOS_CLASSES = (BEST_EFFORT, BURSTABLE, GUARANTEED)
+
+
+def _qos(status: Mapping[str, Any], computed: str) -> str:
+    """``GetPodQOS``: the stored ``status.qosClass`` (immutable once set), else computed."""
+    stored = status.get("qosClass")
+    if not stored:
+        return computed
+    if stored not in _QOS_CLASSES:
+        raise ValueError(f"status.qosClass {stored!r} is not one of {', '.join(_QOS_CLASSES)}")
+    return str(stored)
+
+
 def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
     """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``."""
     meta = _mapping(raw.get("metadata"), "metadata")
@@ -479,7 +498,7 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
             requests=requests,
             nonzero_cpu=cached.nonzero_cpu,
             nonzero_memory=cached.nonzero_memory,
-            qos=cached.qos,
+            qos=_qos(status, cached.qos),
             kubelet_requests=cached.kubelet_requests,
             tolerations=_tolerations(spec.get("tolerations")),
             node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
