@@ -499,7 +499,7 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
             nonzero_cpu=cached.nonzero_cpu,
             nonzero_memory=cached.nonzero_memory,
             qos=_qos(status, cached.qos),
-            kubelet_requests=cached.kubelet_requests,
+            kubelet_requests=dict(cached.kubelet_requests),
             tolerations=_tolerations(spec.get("tolerations")),
             node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
             affinity=parse_affinity(spec.get("affinity"), namespace, labels),
