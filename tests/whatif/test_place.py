@@ -233,3 +233,17 @@ def test_fast_and_explained_placements_agree(seed: int) -> None:
         outcomes.append([(p.pod.key, p.result, p.node, p.bound_node,
                           [v.key for v in p.victims]) for p in result.placements])
     assert outcomes[0] == outcomes[1]
+
+
+def test_new_pods_go_through_runtime_class_admission() -> None:
+    """Controller-created pods are admitted on create: a RuntimeClass's overhead counts
+    (500m + 1 CPU overhead on a 2-CPU node: the second replica does not fit)."""
+    rc = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+          "metadata": {"name": "kata"}, "handler": "kata", "overhead": {"podFixed": {
+              "cpu": "1"}}}
+    dep = deployment("web", 2, "500m")
+    dep["spec"]["template"]["spec"]["runtimeClassName"] = "kata"
+    cluster = cluster_of(*CLASSES, rc, node("n1", cpu="2"))
+    result = what_if(cluster, docs_of(dep), now=1e9)
+    assert [p.result for p in result.placements] == ["scheduled", "unschedulable"]
+    assert result.placements[0].pod.requests["cpu"] == 1500

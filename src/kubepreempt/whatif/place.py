@@ -172,8 +172,9 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
     for kind in SOURCE_KINDS:  # new Services and controllers select the new pods too
         for o in docs.of(kind):
             sources.add(kind, o.body, o.source)
+    admit = cluster.runtime_classes.admit
     for o in docs.of("Pod"):
-        pod = parse_pod(o.body, o.source, resolve)
+        pod = parse_pod(admit(o.body, o.source), o.source, resolve)
         if pod.bound:
             raise InputError("a new pod must not have spec.nodeName", o.source, "Pod", pod.key)
         if not names.claim(pod.namespace, pod.name):
@@ -186,7 +187,8 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
             for created in exp.created:
                 if created.get("kind") in SOURCE_KINDS:
                     sources.add(str(created["kind"]), created, o.source)
-            out.append((exp.key, _typed(exp, resolve), exp.ordered_ready, exp.created))
+            out.append((exp.key, _typed(exp, resolve, admit), exp.ordered_ready,
+                        exp.created))
     return out
 
 
@@ -195,11 +197,18 @@ def cluster_replicasets(cluster: Cluster) -> Iterable[Mapping[str, Any]]:
     return list(cluster.spread_sources.replicaset_bodies)
 
 
-def _typed(exp: Expansion, resolve) -> list[Pod]:
+def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
+    """Typed pods, each through the API server's RuntimeClass admission as it is created
+    (before it has a UID: admission runs on create)."""
     out = []
     for i, manifest in enumerate(exp.pods):
-        pod = parse_pod(manifest, Source(f"{exp.source}:{exp.kind}/{exp.name}", i), resolve)
-        out.append(pod)
+        source = Source(f"{exp.source}:{exp.kind}/{exp.name}", i)
+        meta = manifest["metadata"]
+        bare = {**manifest, "metadata": {k: v for k, v in meta.items() if k != "uid"}}
+        admitted = admit(bare, source)
+        if admitted is not bare:
+            manifest = {**admitted, "metadata": meta}
+        out.append(parse_pod(manifest, source, resolve))
     return out
 
 
