@@ -262,3 +262,13 @@ def test_advise_leaves_random_clusters_exactly_as_they_were(seed: int) -> None:
     workloads = [(k, p, o) for k, p, o, _ in expand_documents(cluster, docs_of(dep))]
     advise(cluster, workloads, subject="web", node_template=parse_shape("cpu=4"), now=NOW)
     assert state() == before
+
+
+def test_a_pod_that_fits_may_have_any_priority() -> None:
+    """It fits without preempting, and no nominee is in the way: the int32 minimum."""
+    cluster = cluster_of(*base_objects(pod("small", "500m", ns="shop", priority=50)))
+    a = pod_advice(cluster, "shop/small")
+    assert a.priority["lowestValue"] == -(2**31)
+    assert a.priority["result"] == "scheduled"
+    big = cluster.find_pod("shop/small")
+    assert schedule(cluster, fresh(big, priority=-(2**31)), now=NOW).result == "scheduled"

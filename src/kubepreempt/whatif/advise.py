@@ -5,7 +5,8 @@ Every answer comes from re-running the real decision (the same sequential placem
 
 * **priority** — the lowest priority value at which every pod is scheduled or preempts,
   searched over the values where the outcome can change (each existing pod priority and
-  that plus one; a binary search, assuming a higher priority never places fewer pods),
+  that plus one, and the int32 minimum: a pod that fits as it is may have any priority;
+  a binary search, assuming a higher priority never places fewer pods),
   and the lowest existing PriorityClass at or above it (tried with its own
   preemptionPolicy), each with the victims it takes;
 * **PDBs** — at that priority, the PodDisruptionBudgets the victims violate, and those
@@ -49,6 +50,7 @@ from kubepreempt.scheduler.plugins.pod_topology_spread import pre_filter_state
 from kubepreempt.whatif.place import WhatIf, place
 
 MAX_USER_PRIORITY = 1_000_000_000  # the highest value a user PriorityClass may have
+MIN_PRIORITY = -(2**31)  # priorities are int32
 MAX_NODES = 4096  # the node search gives up beyond this many added nodes
 
 
@@ -124,11 +126,10 @@ def _outcome(result: WhatIf) -> dict[str, Any]:
 def _priority_candidates(cluster: Cluster, current: int) -> list[int]:
     levels = {p.priority for p in cluster.pods.values()}
     levels |= {p.priority for p in cluster.pending.values()}
-    values = {current, MAX_USER_PRIORITY}
+    values = {current, MIN_PRIORITY, MAX_USER_PRIORITY}
     for v in levels:
         values.update((v, v + 1))
-    lowest = min(min(levels, default=current), current)
-    return sorted(v for v in values if lowest <= v <= MAX_USER_PRIORITY)
+    return sorted(v for v in values if MIN_PRIORITY <= v <= MAX_USER_PRIORITY)
 
 
 def lowest_priority(cluster: Cluster, workloads: list[Workload], now: float
