@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli import print_json
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
@@ -62,6 +63,8 @@ def register(app: typer.Typer) -> None:
             docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
             expanded = expand_documents(cluster, docs, seed=seed)
             workloads = [(key, pods, ordered) for key, pods, ordered, _ in expanded]
+            if not workloads:
+                raise InputError("no Pod or workload to advise on", Source(", ".join(new or [])))
             subject = ", ".join(key for key, _, _ in workloads)
         template = node_like(cluster, like) if like else (
             parse_shape(shape, label or (), taint or ()) if shape else None)

@@ -312,9 +312,21 @@ def _copy_json(obj: Any) -> dict[str, Any]:
 def _int(raw: Any, default: int, what: str) -> int:
     if raw is None:
         return default
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
-        raise ValueError(f"{what} must be a non-negative integer, got {raw!r}")
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < 1 << 31:
+        raise ValueError(f"{what} must be a non-negative 32-bit integer, got "
+                         f"{str(raw)[:40]}")
     return raw
+
+
+# Pods one workload may expand to: a mistyped replica count is an error, not hours of work
+# and gigabytes of pods (the simulator's --max-pods default).
+MAX_PODS = 1_000_000
+
+
+def _pod_count(n: int, what: str) -> int:
+    if n > MAX_PODS:
+        raise ValueError(f"{what} {n} is more pods than kubepreempt expands ({MAX_PODS})")
+    return n
 
 
 # ---- the result ----------------------------------------------------------------------------
@@ -351,7 +363,7 @@ def expand_replicaset(rs: Mapping[str, Any], names: Names) -> Expansion:
     ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
     uid = str(meta.get("uid") or names.uid("ReplicaSet", ns, name))
     spec = rs.get("spec") or {}
-    replicas = _int(spec.get("replicas"), 1, "spec.replicas")
+    replicas = _pod_count(_int(spec.get("replicas"), 1, "spec.replicas"), "spec.replicas")
     owner = _controller_ref("apps/v1", "ReplicaSet", name, uid)
     pods = []
     for _ in range(replicas):
@@ -428,7 +440,7 @@ def expand_statefulset(set_: Mapping[str, Any], names: Names) -> Expansion:
     ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
     uid = str(meta.get("uid") or names.uid("StatefulSet", ns, name))
     spec = set_.get("spec") or {}
-    replicas = _int(spec.get("replicas"), 1, "spec.replicas")
+    replicas = _pod_count(_int(spec.get("replicas"), 1, "spec.replicas"), "spec.replicas")
     start = _int((spec.get("ordinals") or {}).get("start"), 0, "spec.ordinals.start")
     revision = statefulset_revision(set_)
     owner = _controller_ref("apps/v1", "StatefulSet", name, uid)
@@ -475,8 +487,8 @@ def expand_job(job: Mapping[str, Any], names: Names) -> Expansion:
     parallelism = 0 if spec.get("suspend") else _int(spec.get("parallelism"), 1,
                                                        "spec.parallelism")
     completions = spec.get("completions")
-    want = parallelism if completions is None else min(
-        parallelism, _int(completions, 1, "spec.completions"))
+    want = _pod_count(parallelism if completions is None else min(
+        parallelism, _int(completions, 1, "spec.completions")), "spec.parallelism")
     indexed = spec.get("completionMode") == "Indexed"
     if indexed and completions is None:
         raise ValueError("an Indexed Job needs spec.completions")
@@ -677,7 +689,7 @@ def expand(obj: Mapping[str, Any], names: Names, *, nodes: Iterable[Node] = (),
             raise ValueError(f"kind {kind!r} is not one of {', '.join(WORKLOAD_KINDS)}")
     except InputError as exc:
         raise exc.located(source, kind, key) from None
-    except (ValueError, TypeError, AttributeError, KeyError) as exc:
+    except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
         raise InputError(f"cannot expand: {exc}", source, kind, key) from None
     if source is not None:
         out.source = source
