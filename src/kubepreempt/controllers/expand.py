@@ -312,9 +312,10 @@ def _copy_json(obj: Any) -> dict[str, Any]:
 def _int(raw: Any, default: int, what: str) -> int:
     if raw is None:
         return default
-    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < 1 << 31:
-        raise ValueError(f"{what} must be a non-negative 32-bit integer, got "
-                         f"{str(raw)[:40]}")
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ValueError(f"{what} must be a non-negative integer, got {raw!r:.60}")
+    if raw >= 1 << 31:  # an int32 field: the apiserver refuses larger numbers
+        raise ValueError(f"{what} {raw} does not fit in a 32-bit integer")
     return raw
 
 
