@@ -21,6 +21,10 @@ RUNS = {
                       "kube-system/static-agent", "--node", "worker-1"],
     "evict-rank": ["evict-rank", "kubelet/seed-2gb-after.yaml", "--node", "node-2gb"],
     "simulate": ["simulate", "sim/busy-day.yaml", "--seed", "3"],
+    "schedule-f": ["schedule", "whatif/cluster.yaml", "-f", str(EXAMPLES / "whatif/web.yaml"),
+                   "--seed", "5"],
+    "advise": ["advise", "whatif/cluster.yaml", "-f", str(EXAMPLES / "whatif/train.yaml"),
+               "--node-like", "node-a", "--seed", "5"],
 }
 
 
