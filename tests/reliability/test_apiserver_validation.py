@@ -128,6 +128,11 @@ CASES = {
                    " [{key: zone, operator: In}]\n"),
         2, "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified "
            "when `operator` is 'In' or 'NotIn'"),
+    "affinity-no-terms": (
+        NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
+                   "DuringExecution:\n        nodeSelectorTerms: []\n"),
+        2, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+           "nodeSelectorTerms: Required value: must have at least one node selector term"),
     "affinity-weight": (
         NODE + pod("  affinity:\n    podAntiAffinity:\n      preferredDuringScheduling"
                    "IgnoredDuringExecution:\n      - weight: 101\n        podAffinityTerm: "

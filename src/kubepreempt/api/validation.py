@@ -378,7 +378,7 @@ def _affinity(c: Checker, raw: Any, path: str) -> None:
     if node.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
         sel = c.mapping(node["requiredDuringSchedulingIgnoredDuringExecution"], p)
         terms = c.items(sel.get("nodeSelectorTerms"), f"{p}.nodeSelectorTerms")
-        if not terms and not c.errors:
+        if not terms and isinstance(sel.get("nodeSelectorTerms"), list | type(None)):
             c.add(required(f"{p}.nodeSelectorTerms",
                            "must have at least one node selector term"))
         for i, t in enumerate(terms):
