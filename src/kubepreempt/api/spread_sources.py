@@ -55,6 +55,9 @@ class SpreadSources:
         meta = body.get("metadata") or {}
         ns, name = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
         spec = body.get("spec") or {}
+        if not isinstance(spec, Mapping):
+            raise InputError(f"spec must be an object, not {type(spec).__name__}", source, kind,
+                             f"{ns}/{name}")
         try:
             if kind == "Service":
                 selector = spec.get("selector")
@@ -67,7 +70,7 @@ class SpreadSources:
                 self.controllers[(kind, ns, name)] = LabelSelector.parse(spec.get("selector"))
                 if kind == "ReplicaSet":
                     self.replicaset_bodies.append(body)
-        except (ValueError, SelectorError) as exc:
+        except (ValueError, TypeError, AttributeError, SelectorError) as exc:
             raise InputError(str(exc), source, kind, f"{ns}/{name}") from None
 
     def default_selector(self, pod: Pod) -> LabelSelector | None:
