@@ -11,19 +11,23 @@ from rich.console import Console
 from rich.table import Table
 
 from kubepreempt.cli import print_json
-from kubepreempt.decide import PREEMPT, SCHEDULED, Decision, load_cluster, schedule
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
+from kubepreempt.decide import PREEMPT, SCHEDULED, Decision, schedule
+from kubepreempt.live.options import live_input, load_input, qualify
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 
-FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
+FilesArg = Annotated[list[str] | None, typer.Argument(
+    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command."""
 
     @app.command("schedule")
+    @live_input(SCHEDULER_KINDS)
     def schedule_cmd(
-        files: FilesArg,
         pod: Annotated[str, typer.Option("--pod", help="The pending pod, NAMESPACE/NAME.")],
+        files: FilesArg = None,
         output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
         explain: Annotated[bool, typer.Option("--explain", help="Per-node reasons, scores "
                                               "and preemption candidates.")] = False,
@@ -37,8 +41,8 @@ def register(app: typer.Typer) -> None:
         """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts."""
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
-        cluster = load_cluster(files)
-        decision = schedule(cluster, pod, preemption=not no_preemption, sample=sample,
+        cluster = build_cluster(load_input(files))
+        decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
                             seed=seed)
         if output == "json":
             print_json(decision.to_json(explain=explain))

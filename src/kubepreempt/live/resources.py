@@ -1,0 +1,57 @@
+"""The API resources kubepreempt reads, by kind: group/version, plural, scope."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """One listable API resource."""
+
+    kind: str
+    api_version: str  # "v1" or "group/version"
+    plural: str
+    namespaced: bool
+    optional: bool = False  # absent API (404) is a warning, not an error
+
+    @property
+    def group(self) -> str:
+        """The API group (``""`` for the core group)."""
+        return self.api_version.rpartition("/")[0]
+
+    def path(self, namespace: str | None = None) -> str:
+        """The collection URL path, all namespaces unless ``namespace`` is given."""
+        base = "/api/v1" if self.api_version == "v1" else f"/apis/{self.api_version}"
+        if namespace and self.namespaced:
+            return f"{base}/namespaces/{namespace}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+    def describe(self) -> str:
+        """``pods`` / ``priorityclasses.scheduling.k8s.io``, as RBAC and kubectl name it."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+KUEUE = "kueue.x-k8s.io/v1beta1"  # the version Kueue v0.7 serves
+
+RESOURCES: dict[str, Resource] = {r.kind: r for r in (
+    Resource("Namespace", "v1", "namespaces", False),
+    Resource("Node", "v1", "nodes", False),
+    Resource("Pod", "v1", "pods", True),
+    Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False),
+    Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
+    Resource("Service", "v1", "services", True),
+    Resource("ReplicaSet", "apps/v1", "replicasets", True),
+    Resource("StatefulSet", "apps/v1", "statefulsets", True),
+    Resource("ResourceFlavor", KUEUE, "resourceflavors", False),
+    Resource("ClusterQueue", KUEUE, "clusterqueues", False),
+    Resource("LocalQueue", KUEUE, "localqueues", True),
+    Resource("WorkloadPriorityClass", KUEUE, "workloadpriorityclasses", False),
+    Resource("Workload", KUEUE, "workloads", True),
+    Resource("PodMetrics", "metrics.k8s.io/v1beta1", "pods", True, optional=True),
+)}
+
+
+def resource(kind: str) -> Resource:
+    """The resource of ``kind`` (KeyError for kinds kubepreempt never lists)."""
+    return RESOURCES[kind]
