@@ -28,6 +28,10 @@ class Expired(Exception):
     """HTTP 410 Gone / reason Expired: a continue token or resourceVersion is too old."""
 
 
+class Unreachable(InputError):
+    """The API server could not be reached (a watch retries; a one-shot list exits 2)."""
+
+
 class NotServed(Exception):
     """HTTP 404 on a collection: the API (e.g. a CRD or metrics.k8s.io) is not installed."""
 
@@ -94,9 +98,9 @@ class ApiClient:
                              f"{what} (the server said: {message}); {RBAC_HINT}")
         raise InputError(f"{self.target.label}: {verb} {what} failed: HTTP {code}: {message}")
 
-    def _unreachable(self, exc: Exception) -> InputError:
+    def _unreachable(self, exc: Exception) -> Unreachable:
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        return InputError(f"cannot reach the cluster ({self.target.label}): {reason}")
+        return Unreachable(f"cannot reach the cluster ({self.target.label}): {reason}")
 
     def get(self, path: str, params: Mapping[str, Any] | None = None, verb: str = "get",
             res: Resource | None = None) -> bytes:
