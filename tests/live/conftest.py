@@ -8,6 +8,7 @@ bearer token is written for the test.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -70,6 +71,16 @@ def write_kubeconfig(path: Path, server: str, user: dict, namespace: str | None 
             "users": [{"name": "test", "user": user}]}
     path.write_text(json.dumps(conf))
     return path
+
+
+@pytest.fixture
+def httpserver() -> Iterator[HTTPServer]:
+    """A threaded server on 127.0.0.1 (watch streams stay open while lists are served)."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    yield server
+    server.clear()
+    server.stop()
 
 
 @pytest.fixture
