@@ -39,8 +39,12 @@ class Reflector:
 
     def __init__(self, client: ApiClient, res: Resource, sink: Callable[[Event], None],
                  stop: threading.Event, page_size: int = PAGE_SIZE,
-                 watch_timeout: int = WATCH_TIMEOUT, backoff: float = 1.0) -> None:
+                 watch_timeout: int = WATCH_TIMEOUT, backoff: float = 1.0,
+                 go: threading.Event | None = None) -> None:
         self.client, self.res, self.sink, self.stop = client, res, sink, stop
+        # Set once every kind has been listed: the first watch waits for it, so no change
+        # is seen before the snapshot it changes exists.
+        self.go = go
         self.page_size, self.watch_timeout, self.backoff = page_size, watch_timeout, backoff
         self.resource_version: str | None = None  # None: list before watching
         self.lists = 0
@@ -60,6 +64,9 @@ class Reflector:
             try:
                 if self.resource_version is None:
                     self._list()
+                while self.go is not None and not self.go.wait(0.1):
+                    if self.stop.is_set():
+                        return
                 if self._watch():
                     delay = self.backoff
                 else:  # closed at once with nothing in it: do not spin on a bad proxy

@@ -43,10 +43,11 @@ def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.
     events: queue.Queue[Event] = queue.Queue()
     notice = notice or (lambda msg: print(msg, file=sys.stderr, flush=True))
     reflectors = []
+    go = threading.Event()
     for kind in kinds:
         extra = {"watch_timeout": watch_timeout} if watch_timeout else {}
         r = Reflector(client_factory(target), RESOURCES[kind], events.put, stop,
-                      backoff=backoff, **extra)
+                      backoff=backoff, go=go, **extra)
         reflectors.append(r)
         r.start()
     written = -1
@@ -67,6 +68,8 @@ def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.
             notice(f"watch {event.kind}: {event.message}")
             continue
         watcher.handle(event)
+        if watcher.ready:
+            go.set()
         if events.empty():
             watcher.settle()
     return reflectors
