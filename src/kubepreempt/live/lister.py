@@ -11,6 +11,7 @@ import orjson
 from kubepreempt.api.errors import InputError
 from kubepreempt.live.client import ApiClient, Expired
 from kubepreempt.live.resources import Resource
+from kubepreempt.manifests import paused_gc
 
 PAGE_SIZE = 500  # kubectl's --chunk-size default
 MAX_RESTARTS = 3  # each restart re-reads the whole list; give up if etcd keeps compacting
@@ -37,7 +38,10 @@ def list_all(client: ApiClient, res: Resource, namespace: str | None = None,
     path = res.path(namespace)
     for _ in range(MAX_RESTARTS + 1):
         try:
-            return _pages(client, res, path, page_size, progress)
+            # Parsing allocates only acyclic dicts, yet each cyclic-GC pass scans them all:
+            # 50,000 pods took 1.9 s with the collector running, 0.3 s without.
+            with paused_gc():
+                return _pages(client, res, path, page_size, progress)
         except Expired:
             continue
     raise InputError(f"{client.target.label}: list {res.describe()}: the list expired "
