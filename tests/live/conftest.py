@@ -8,6 +8,7 @@ bearer token is written for the test.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,6 +18,8 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 RECORDINGS = Path(__file__).parent / "recordings"
+# The replay server's access log would land in the stderr the CLI tests check.
+logging.getLogger("werkzeug").setLevel(logging.WARNING)
 TOKEN = "test-token-123"
 LISTS = ("nodes", "namespaces", "priorityclasses", "poddisruptionbudgets", "services",
          "replicasets", "statefulsets", "pods-all")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kubepreempt.kubectl_plugin import rewrite
 from kubepreempt.kubectl_plugin import main as plugin_main
+from kubepreempt.kubectl_plugin import rewrite
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
