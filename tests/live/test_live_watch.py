@@ -288,3 +288,51 @@ def test_node_deleted_before_its_pods_keeps_the_snapshot_usable() -> None:
     assert "worker-00" not in cluster.node_index
     assert not any(p.node_name == "worker-00" for p in cluster.pods.values())
     assert len(watcher.store["Pod"]) == 110
+
+
+def _pod(watcher: Watcher, key: str) -> dict:
+    ns, name = key.split("/")
+    return watcher.store["Pod"][(ns, name)]
+
+
+def _mark_victim(obj: dict) -> dict:
+    """What upstream's preemption patches onto a victim before deleting it."""
+    status = dict(obj["status"])
+    status["conditions"] = [*status.get("conditions", []), {
+        "type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+        "message": "default-scheduler: preempting to accommodate a higher priority pod"}]
+    return {**obj, "status": status}
+
+
+@pytest.mark.parametrize("marked", [4, 3])
+def test_victims_the_scheduler_marks_are_compared(marked: int) -> None:
+    lines: list[dict] = []
+    watcher = Watcher(SCHEDULER_KINDS, lines.append)
+    for event in _sync_events():
+        watcher.handle(event)
+    watcher.settle()
+    pred = watcher.predictions["shop/checkout-0"]
+    assert pred.result == "preempt" and "worker-01" in pred.candidates
+    victims = pred.candidates["worker-01"]
+    assert len(victims) == 4 and all(
+        _pod(watcher, v)["spec"]["nodeName"] == "worker-01" for v in victims)
+    # Upstream order: mark the victims, delete them, set nominatedNodeName; then bind.
+    for v in victims[:marked]:
+        watcher.handle(Event("MODIFIED", "Pod", _mark_victim(_pod(watcher, v))))
+    preemptor = _pod(watcher, "shop/checkout-0")
+    nominated = {**preemptor, "status": {**preemptor["status"],
+                                         "nominatedNodeName": "worker-01"}}
+    watcher.handle(Event("MODIFIED", "Pod", nominated))
+    for v in victims[:marked]:
+        watcher.handle(Event("DELETED", "Pod", _pod(watcher, v)))
+    watcher.settle()
+    watcher.handle(Event("MODIFIED", "Pod", {**nominated, "spec": {
+        **nominated["spec"], "nodeName": "worker-01"}}))
+    [line] = [x for x in lines if x.get("action") == "victims"]
+    assert line["node"] == "worker-01"
+    assert line["victims"] == sorted(victims[:marked])
+    assert line["predicted"]["victims"] == sorted(victims)
+    assert line["agree"] is (marked == 4)
+    assert watcher.nominations == {}
+    assert watcher.tally.by_action["victims"] == (
+        {"agree": 1, "differ": 0} if marked == 4 else {"agree": 0, "differ": 1})

@@ -26,6 +26,8 @@ from kubepreempt.scheduler.preemption import TIE_BREAKS, Candidate
 DEFAULT_SCHEDULER = "default-scheduler"
 SOURCE = Source("watch")
 MAX_DIFFERENCES = 100  # differences kept for the report (the tally counts all)
+MAX_RECENT_VICTIMS = 1000
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"  # v1.PodReasonPreemptionByScheduler
 
 
 @dataclass(slots=True)
@@ -39,7 +41,14 @@ class Prediction:
     message: str
     compared: bool = False
     victims_deleted: set[str] = field(default_factory=set)
-    tied: frozenset[str] = frozenset()  # other nodes equal to ``node`` on every criterion
+    # For ``preempt``: victims on ``node`` and on every node that ties with it on each
+    # criterion upstream compares (upstream's pick among those is not ours to predict).
+    candidates: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def tied(self) -> frozenset[str]:
+        """Other nodes as good as ``node``."""
+        return frozenset(self.candidates) - {self.node}
 
     @property
     def signature(self) -> tuple:
@@ -53,6 +62,15 @@ class Prediction:
         if self.message:
             out["message"] = self.message
         return out
+
+
+@dataclass(slots=True)
+class Nomination:
+    """A pod the scheduler nominated: the victims expected there, the victims seen."""
+
+    node: str
+    expected: tuple[str, ...] | None  # None: no prediction preempted on this node
+    actual: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -106,6 +124,14 @@ def _pending(obj: dict[str, Any]) -> bool:
             and (spec.get("schedulerName") or DEFAULT_SCHEDULER) == DEFAULT_SCHEDULER)
 
 
+def _preempted(obj: dict[str, Any]) -> bool:
+    """Marked by the scheduler as a preemption victim: condition DisruptionTarget=True with
+    reason PreemptionByScheduler, patched onto each victim before it is deleted."""
+    return any(c.get("type") == "DisruptionTarget" and c.get("status") == "True"
+               and c.get("reason") == PREEMPTION_BY_SCHEDULER
+               for c in (obj.get("status") or {}).get("conditions") or [])
+
+
 def _unschedulable_message(obj: dict[str, Any]) -> str | None:
     for cond in (obj.get("status") or {}).get("conditions") or []:
         if (cond.get("type") == "PodScheduled" and cond.get("status") == "False"
@@ -125,6 +151,9 @@ class Watcher:
         self.namespace = namespace
         self.tally = Tally()
         self.predictions: dict[str, Prediction] = {}
+        self.nominations: dict[str, Nomination] = {}
+        # Victims marked before their preemptor's nomination was seen (bounded).
+        self.recent_victims: deque[tuple[str, str]] = deque(maxlen=MAX_RECENT_VICTIMS)
         self._cluster: Cluster | None = None
         self._stale = True  # pending pods need re-evaluating (their situation may have changed)
 
@@ -236,7 +265,7 @@ class Watcher:
             self.emit({"event": "error", "pod": key, "message": str(exc)})
             return
         pred = Prediction(key, d.result, d.node, sorted(d.victims), d.message,
-                          tied=_tied_nodes(d))
+                          candidates=_equal_candidates(d))
         last = self.predictions.get(key)
         if last is not None and last.signature == pred.signature:
             return
@@ -253,6 +282,10 @@ class Watcher:
             for pred in self.predictions.values():
                 if key in pred.victims:
                     pred.victims_deleted.add(key)
+        if new is not None and _preempted(new) and not _preempted(old or {}):
+            self._victim(key, str((new.get("spec") or {}).get("nodeName") or ""))
+        if new is None or not _pending(new):
+            self._nomination_done(key)
         pred = self.predictions.get(key)
         if pred is None:
             return
@@ -270,11 +303,37 @@ class Watcher:
             self._compare(pred, "nominated", nominated,
                           pred.result == PREEMPT and pred.node == nominated,
                           tie=pred.result == PREEMPT and nominated in pred.tied)
+            expected = pred.candidates.get(nominated) if pred.result == PREEMPT else None
+            self.nominations[key] = Nomination(
+                nominated, expected, {v for n, v in self.recent_victims if n == nominated})
             return
         message = _unschedulable_message(new)
         if message is not None and message != _unschedulable_message(old or {}):
             self._compare(pred, "unschedulable", None, pred.result == UNSCHEDULABLE,
                           message)
+
+    def _victim(self, key: str, node: str) -> None:
+        """The scheduler marked ``key`` for preemption (DisruptionTarget condition)."""
+        claimed = False
+        for nom in self.nominations.values():
+            if nom.node == node:
+                nom.actual.add(key)
+                claimed = True
+        if not claimed:  # the nomination may be written after its victims are marked
+            self.recent_victims.append((node, key))
+
+    def _nomination_done(self, key: str) -> None:
+        """The nominated pod was bound or went away: compare the victims."""
+        nom = self.nominations.pop(key, None)
+        if nom is None or nom.expected is None:
+            return
+        line: dict[str, Any] = {"event": "actual", "pod": key, "action": "victims",
+                                "node": nom.node, "victims": sorted(nom.actual),
+                                "agree": set(nom.expected) == nom.actual,
+                                "predicted": {"result": PREEMPT, "node": nom.node,
+                                              "victims": list(nom.expected)}}
+        self.tally.record("victims", line["agree"], line)
+        self.emit(line)
 
     def _compare(self, pred: Prediction, action: str, node: str | None, agree: bool,
                  message: str | None = None, tie: bool = False) -> None:
@@ -297,11 +356,15 @@ class Watcher:
         self.emit(line)
 
 
-def _tied_nodes(d: Decision) -> frozenset[str]:
-    """Candidates equal to the chosen one on every criterion upstream compares."""
+def _equal_candidates(d: Decision) -> dict[str, tuple[str, ...]]:
+    """Victims on the chosen node and on the candidates equal to it on every criterion
+    upstream compares."""
     pre = d.preemption
-    if d.result != PREEMPT or pre is None or pre.decided_by != TIE_BREAKS[-1]:
-        return frozenset()
+    if d.result != PREEMPT or pre is None or d.node is None:
+        return {}
+    chosen_victims = {d.node: tuple(sorted(d.victims))}
+    if pre.decided_by != TIE_BREAKS[-1]:
+        return chosen_victims
 
     now = time.time()  # upstream counts a victim without a start time as starting now
 
@@ -311,9 +374,10 @@ def _tied_nodes(d: Decision) -> frozenset[str]:
 
     chosen = [c for c in pre.candidates if c.node == d.node]
     if not chosen:
-        return frozenset()
+        return chosen_victims
     best = rank(chosen[0])
-    return frozenset(c.node for c in pre.candidates if c.node != d.node and rank(c) == best)
+    return {**{c.node: tuple(sorted(p.key for p in c.victims)) for c in pre.candidates
+               if rank(c) == best}, **chosen_victims}
 
 
 def describe(line: dict[str, Any]) -> str:
@@ -323,7 +387,9 @@ def describe(line: dict[str, Any]) -> str:
         return f"{pod}: will be {_outcome(line)}"
     if line["event"] == "actual":
         did = {"bound": f"bound to {line['node']}", "nominated": f"nominated to {line['node']}",
-               "unschedulable": "marked unschedulable"}[line["action"]]
+               "unschedulable": "marked unschedulable",
+               "victims": f"preempted {', '.join(line.get('victims', [])) or 'nothing'} on "
+                          f"{line['node']}"}[line["action"]]
         verdict = ("agrees (an equally good node)" if line.get("tie") else "agrees") \
             if line["agree"] else \
             f"DIFFERS (predicted {_outcome(line['predicted'])})"
