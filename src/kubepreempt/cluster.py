@@ -26,12 +26,14 @@ from kubepreempt.api.objects import (
     parse_pod,
 )
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
+from kubepreempt.api.runtimeclass import RuntimeClassAdmission, parse_runtime_class
 from kubepreempt.manifests import Documents, paused_gc
 
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
-SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace")
+SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
+                   "RuntimeClass")
 
 
 def _clamp(amount: int) -> int:
@@ -73,6 +75,8 @@ class Cluster:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority: PriorityResolver = field(default_factory=PriorityResolver)
+    # Applies RuntimeClass overhead and scheduling to pods the apiserver has not admitted.
+    runtime_classes: RuntimeClassAdmission = field(default_factory=RuntimeClassAdmission)
     generation: int = 0  # bumped on every change
     node_generation: int = 0  # bumped when nodes are added, removed or changed
     _node_cache: dict = field(default_factory=dict)
@@ -252,12 +256,19 @@ class Cluster:
             rows = self.prio_requested[priority] = fresh
         return rows
 
-    def requested_below(self, priority: int) -> np.ndarray:
-        """(nodes, resources) summed requests of bound pods with priority < ``priority``."""
-        total = np.zeros_like(self.requested)
+    def requested_below(self, priority: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """(nodes, resources) summed requests of bound pods with priority < ``priority``,
+        for every node or only for the node indices ``rows``."""
+        if rows is None:
+            total = np.zeros_like(self.requested)
+            for prio in list(self.prio_requested):
+                if prio < priority:
+                    total += self._prio_rows(prio)
+            return total
+        total = np.zeros((rows.size, self.requested.shape[1]), np.int64)
         for prio in list(self.prio_requested):
             if prio < priority:
-                total += self._prio_rows(prio)
+                total += self._prio_rows(prio)[rows]
         return total
 
     def add_pending(self, pod: Pod) -> None:
@@ -336,7 +347,8 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
 
     Kinds outside the scheduler's (and ``extra_kinds``) are skipped with one warning line.
     Pods that finished (phase Succeeded/Failed) are ignored, as the scheduler's informer
-    ignores them.
+    ignores them. Pods not yet admitted get their RuntimeClass's overhead and scheduling
+    (:mod:`kubepreempt.api.runtimeclass`).
     """
     with paused_gc():
         return _build_cluster(docs, warn, extra_kinds)
@@ -345,7 +357,8 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
 def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> Cluster:
     classes: list[PriorityClass] = [parse_priority_class(o.body, o.source)
                                     for o in docs.of("PriorityClass")]
-    cluster = Cluster(priority=PriorityResolver(classes))
+    cluster = Cluster(priority=PriorityResolver(classes), runtime_classes=RuntimeClassAdmission(
+        parse_runtime_class(o.body, o.source) for o in docs.of("RuntimeClass")))
     for o in docs.of("Namespace"):
         meta = o.body.get("metadata") or {}
         labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
@@ -359,9 +372,10 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     bound: list[Pod] = []
     seen: set[str] = set()
     resolve = cluster.priority.resolve
+    admit = cluster.runtime_classes.admit
     node_index = cluster.node_index
     for o in docs.of("Pod"):
-        pod = parse_pod(o.body, o.source, resolve)
+        pod = parse_pod(admit(o.body, o.source), o.source, resolve)
         if pod.phase in ("Succeeded", "Failed"):
             finished += 1
             continue

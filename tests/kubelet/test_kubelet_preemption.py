@@ -259,3 +259,19 @@ def test_os_label_mismatch_rejects_before_anything_else():
     pod.labels["kubernetes.io/os"] = "windows"
     res = admit_pod(pod, node, [])
     assert (res.result, res.reason) == ("reject", "PodOSSelectorNodeLabelDoesNotMatch")
+
+
+@pytest.mark.parametrize(("shortfall", "expected"), [
+    # getPodsToPreempt returns append(append(bestEffortToEvict, burstableToEvict...),
+    # guaranteedToEvict...). Two pods' worth of pod count: the Burstable step still needs
+    # one after all BestEffort pods would go (bu), the BestEffort step one after bu (be).
+    (reqs(pods=2), ["bestEffort", "burstable"]),
+    # Three: G step needs one after all BE and Bu -> guaranteed; Bu step one after BE and
+    # guaranteed -> burstable; BE step one after those -> bestEffort.
+    (reqs(pods=3), ["bestEffort", "burstable", "guaranteed"]),
+])
+def test_kill_order_is_best_effort_then_burstable_then_guaranteed(shortfall, expected):
+    inputs = [P["guaranteed"], P["burstable"], P["bestEffort"]]
+    victims = get_pods_to_preempt(P["cluster-critical"], inputs, shortfall)
+    assert [v.name for v in victims] == expected
+
