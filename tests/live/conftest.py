@@ -51,6 +51,23 @@ def list_body(name: str) -> dict:
     return json.loads(recording(name)["body"])
 
 
+# RuntimeClasses became a scheduler input after the recordings were made; the recorded
+# cluster had none, so its list is the empty list kube-apiserver would send.
+RUNTIMECLASSES_PATH = "/apis/node.k8s.io/v1/runtimeclasses"
+EMPTY_RUNTIMECLASSES = {"kind": "RuntimeClassList", "apiVersion": "node.k8s.io/v1",
+                        "metadata": {"resourceVersion": "451"}, "items": []}
+
+
+def serve_runtimeclasses(server: HTTPServer) -> None:
+    """The empty RuntimeClass list (and empty watch streams) of the recorded cluster."""
+    def handler(request: Request) -> Response:
+        if "watch=1" in request.query_string.decode():
+            return Response("", status=200, content_type="application/json")
+        return Response(json.dumps(EMPTY_RUNTIMECLASSES), content_type="application/json")
+
+    server.expect_request(RUNTIMECLASSES_PATH).respond_with_handler(handler)
+
+
 def serve_lists(server: HTTPServer, token: str | None = TOKEN, skip: tuple[str, ...] = ()
                 ) -> None:
     """Serve every recorded list at its path (any query), requiring the bearer token."""
@@ -60,6 +77,8 @@ def serve_lists(server: HTTPServer, token: str | None = TOKEN, skip: tuple[str, 
             continue
         server.expect_request(recorded_path(name), method="GET",
                               headers=headers).respond_with_response(response(name))
+    server.expect_request(RUNTIMECLASSES_PATH, method="GET", headers=headers) \
+        .respond_with_json(EMPTY_RUNTIMECLASSES)
 
 
 def write_kubeconfig(path: Path, server: str, user: dict, namespace: str | None = None,

@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import (
+    RUNTIMECLASSES_PATH,
     TOKEN,
     list_body,
     query_of,
@@ -173,7 +174,8 @@ def test_save_dump_reads_back_identically(apiserver, kubeconfig, tmp_path) -> No
     save_dump(live, str(tmp_path / "dump.json"))
     assert orjson.loads((tmp_path / "dump.json").read_bytes())["kind"] == "List"
     back = load_documents([str(tmp_path / "dump.json")])
-    assert set(back.by_kind) == set(SCHEDULER_KINDS)
+    # The recorded cluster has no RuntimeClass: an empty list leaves nothing in the dump.
+    assert set(back.by_kind) == set(SCHEDULER_KINDS) - {"RuntimeClass"}
     for kind in SCHEDULER_KINDS:
         assert [o.body for o in back.of(kind)] == [o.body for o in live.of(kind)]
     assert len(back.of("Pod")) == 110 and len(back.of("Node")) == 12
@@ -184,8 +186,9 @@ def test_only_the_commands_kinds_are_listed(apiserver, kubeconfig, capsys) -> No
                             "shop/checkout-0", "-o", "json"], capsys)
     assert code == 0 and err == ""  # no warning about unused kinds, no progress output
     paths = sorted({req.path for req, _ in apiserver.log})
-    assert paths == sorted(recorded_path(n) for n in ("nodes", "namespaces", "priorityclasses",
-                                                      "poddisruptionbudgets", "pods-all"))
+    assert paths == sorted([*(recorded_path(n) for n in (
+        "nodes", "namespaces", "priorityclasses", "poddisruptionbudgets", "pods-all")),
+        RUNTIMECLASSES_PATH])
 
 
 def test_context_namespace_qualifies_bare_names(apiserver, tmp_path, capsys) -> None:
@@ -224,3 +227,33 @@ def test_save_without_cluster_is_refused(tmp_path, capsys) -> None:
 def test_no_input_at_all(capsys) -> None:
     code, _, err = run_cli(["schedule", "--pod", "a/b"], capsys)
     assert code == 2 and "--cluster" in err
+
+
+def test_every_kind_a_command_reads_is_listable() -> None:
+    from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
+    from kubepreempt.kueue.admission import KINDS as KUEUE_KINDS
+    from kubepreempt.live.resources import FILE_ONLY_KINDS, listed
+
+    for kinds in (SCHEDULER_KINDS, KUEUE_KINDS, (METRICS_KIND,)):
+        assert {r.kind for r in listed(kinds)} == set(kinds) - FILE_ONLY_KINDS
+    with pytest.raises(KeyError, match="Gizmo"):
+        listed(("Gizmo",))
+
+
+def test_rbac_example_grants_exactly_what_is_read() -> None:
+    import yaml
+
+    from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
+    from kubepreempt.kueue.admission import KINDS as KUEUE_KINDS
+    from kubepreempt.live.resources import listed
+
+    role = yaml.safe_load((Path(__file__).parents[2] / "examples/live/rbac.yaml").read_text())
+    granted = {(g, r): set(rule["verbs"]) for rule in role["rules"]
+               for g in rule["apiGroups"] for r in rule["resources"]}
+    needed: dict[tuple[str, str], set[str]] = {}
+    for kinds, verbs in ((SCHEDULER_KINDS, {"get", "list", "watch"}),
+                         (KUEUE_KINDS, {"get", "list", "watch"}),
+                         ((METRICS_KIND,), {"get", "list"})):
+        for res in listed(kinds):
+            needed.setdefault((res.group, res.plural), set()).update(verbs)
+    assert granted == needed  # read-only, and nothing a command does not read

@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TOKEN, list_body, recorded_query, recording, response, serve_lists
+from conftest import (
+    EMPTY_RUNTIMECLASSES,
+    TOKEN,
+    list_body,
+    recorded_query,
+    recording,
+    response,
+    serve_lists,
+    serve_runtimeclasses,
+)
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -163,6 +172,7 @@ def _sync_events() -> list[Event]:
                                 ("Pod", "pods-all", "v1")):
         items = [{"apiVersion": version, "kind": kind, **i} for i in list_body(name)["items"]]
         out.append(Event("SYNC", kind, items=items))
+    out.append(Event("SYNC", "RuntimeClass", items=EMPTY_RUNTIMECLASSES["items"]))
     return out
 
 
@@ -276,6 +286,7 @@ def serve_others(server: HTTPServer) -> None:
             return response(name)
 
         server.expect_request(path).respond_with_handler(handler)
+    serve_runtimeclasses(server)
 
 
 def test_node_deleted_before_its_pods_keeps_the_snapshot_usable() -> None:

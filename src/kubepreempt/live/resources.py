@@ -40,6 +40,7 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("Pod", "v1", "pods", True),
     Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False),
     Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
+    Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False),
     Resource("Service", "v1", "services", True),
     Resource("ReplicaSet", "apps/v1", "replicasets", True),
     Resource("StatefulSet", "apps/v1", "statefulsets", True),
@@ -52,6 +53,18 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
 )}
 
 
-def resource(kind: str) -> Resource:
-    """The resource of ``kind`` (KeyError for kinds kubepreempt never lists)."""
-    return RESOURCES[kind]
+# Inputs that are not API objects: only files provide them (Kueue's manager configuration).
+FILE_ONLY_KINDS = frozenset({"Configuration"})
+
+
+def listed(kinds: tuple[str, ...] | list[str]) -> list[Resource]:
+    """The resources to list for ``kinds`` (a kind neither listable nor file-only is a bug:
+    a command would silently miss its objects on --cluster)."""
+    out = []
+    for kind in kinds:
+        if kind in FILE_ONLY_KINDS:
+            continue
+        if kind not in RESOURCES:
+            raise KeyError(f"kind {kind!r} has no API resource in kubepreempt.live.resources")
+        out.append(RESOURCES[kind])
+    return out

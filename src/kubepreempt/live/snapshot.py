@@ -15,7 +15,7 @@ from kubepreempt.api.errors import InputError, Source
 from kubepreempt.live.client import ApiClient, NotServed
 from kubepreempt.live.lister import PAGE_SIZE, ListResult, list_all
 from kubepreempt.live.lister import Progress as ProgressFn
-from kubepreempt.live.resources import RESOURCES, Resource
+from kubepreempt.live.resources import Resource, listed
 from kubepreempt.manifests import Documents, RawObject, paused_gc
 
 PROGRESS_MIN_ITEMS = 2 * PAGE_SIZE  # smaller lists finish before a bar is worth drawing
@@ -50,10 +50,7 @@ def read_lists(client: ApiClient, kinds: Iterable[str], namespace: str | None = 
     Kinds that are not API resources (Kueue's ``Configuration`` file) come from files only.
     """
     out = []
-    for kind in kinds:
-        if kind not in RESOURCES:
-            continue
-        res = RESOURCES[kind]
+    for res in listed(tuple(kinds)):
         try:
             out.append(list_all(client, res, namespace if res.namespaced else None,
                                 page_size, progress))

@@ -15,7 +15,7 @@ from kubepreempt.api.errors import InputError, Source
 from kubepreempt.live.client import ApiClient
 from kubepreempt.live.kubeconfig import Target
 from kubepreempt.live.reflector import Event, Reflector
-from kubepreempt.live.resources import RESOURCES
+from kubepreempt.live.resources import listed
 from kubepreempt.live.watcher import Watcher
 
 
@@ -44,9 +44,9 @@ def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.
     notice = notice or (lambda msg: print(msg, file=sys.stderr, flush=True))
     reflectors = []
     go = threading.Event()
-    for kind in kinds:
+    for res in listed(tuple(kinds)):
         extra = {"watch_timeout": watch_timeout} if watch_timeout else {}
-        r = Reflector(client_factory(target), RESOURCES[kind], events.put, stop,
+        r = Reflector(client_factory(target), res, events.put, stop,
                       backoff=backoff, go=go, **extra)
         reflectors.append(r)
         r.start()
