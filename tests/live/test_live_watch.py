@@ -347,3 +347,53 @@ def test_victims_the_scheduler_marks_are_compared(marked: int) -> None:
     assert watcher.nominations == {}
     assert watcher.tally.by_action["victims"] == (
         {"agree": 1, "differ": 0} if marked == 4 else {"agree": 0, "differ": 1})
+
+
+def _synced_watcher(lines: list[dict] | None = None) -> Watcher:
+    watcher = Watcher(SCHEDULER_KINDS, (lines if lines is not None else []).append)
+    for event in _sync_events():
+        watcher.handle(event)
+    watcher.settle()
+    return watcher
+
+
+def test_in_place_updates_decide_as_a_fresh_snapshot() -> None:
+    from kubepreempt.decide import schedule
+
+    watcher = _synced_watcher()
+    for i in range(40):  # pods come, bind, some leave; a bound pod is deleted
+        for event in _cycle(i)[: 2 if i % 3 else 3]:
+            watcher.handle(event)
+    watcher.handle(Event("DELETED", "Pod", _pod(watcher, "batch/etl-00013")))
+    kept = watcher.cluster()
+    fresh = watcher._build()
+    assert sorted(kept.pods) == sorted(fresh.pods) and sorted(kept.pending) == sorted(
+        fresh.pending)
+    assert (kept.requested == fresh.requested).all()
+    for key in ("shop/checkout-0", "batch/etl-pending"):
+        assert schedule(kept, key).to_json(explain=True) == \
+            schedule(fresh, key).to_json(explain=True)
+
+
+def test_node_heartbeat_keeps_the_snapshot_but_a_taint_rebuilds_it() -> None:
+    lines: list[dict] = []
+    watcher = _synced_watcher(lines)
+    before = watcher.cluster()
+    node = watcher.store["Node"][("", "worker-00")]
+    beat = {**node, "status": {**node["status"], "conditions": [
+        {**c, "lastHeartbeatTime": "2026-11-24T04:00:00Z"}
+        for c in node["status"].get("conditions", [])]}}
+    watcher.handle(Event("MODIFIED", "Node", beat))
+    watcher.settle()
+    assert watcher.cluster() is before and len(lines) == 2  # nothing new to say
+    # Taint every batch worker: checkout-0's candidates are gone, its prediction changes.
+    for obj in list(watcher.store["Node"].values()):
+        if not obj["spec"].get("taints"):
+            tainted = {**obj, "spec": {**obj["spec"], "taints": [
+                {"key": "maintenance", "effect": "NoSchedule"}]}}
+            watcher.handle(Event("MODIFIED", "Node", tainted))
+    watcher.settle()
+    assert watcher.cluster() is not before
+    last = [x for x in lines if x["pod"] == "shop/checkout-0"][-1]
+    assert last["result"] == "unschedulable"
+    assert "untolerated taint" in last["message"]

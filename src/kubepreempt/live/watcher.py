@@ -124,6 +124,15 @@ def _pending(obj: dict[str, Any]) -> bool:
             and (spec.get("schedulerName") or DEFAULT_SCHEDULER) == DEFAULT_SCHEDULER)
 
 
+def _node_signature(obj: dict[str, Any]) -> tuple:
+    """What the scheduler reads from a node. Kubelets rewrite ``status.conditions`` every
+    few minutes on each node; rebuilding the snapshot for those would be all it did."""
+    meta = obj.get("metadata") or {}
+    status = obj.get("status") or {}
+    return (meta.get("labels"), meta.get("annotations"), obj.get("spec"),
+            status.get("allocatable"), status.get("capacity"), status.get("images"))
+
+
 def _preempted(obj: dict[str, Any]) -> bool:
     """Marked by the scheduler as a preemption victim: condition DisruptionTarget=True with
     reason PreemptionByScheduler, patched onto each victim before it is deleted."""
@@ -230,6 +239,9 @@ class Watcher:
             store[key] = obj
             new = obj
         if event.kind != "Pod":
+            if event.kind == "Node" and old is not None and new is not None \
+                    and _node_signature(old) == _node_signature(new):
+                return  # a status heartbeat: nothing the scheduler reads changed
             self._cluster = None
             self._stale = True
             return
