@@ -257,3 +257,26 @@ def test_rbac_example_grants_exactly_what_is_read() -> None:
         for res in listed(kinds):
             needed.setdefault((res.group, res.plural), set()).update(verbs)
     assert granted == needed  # read-only, and nothing a command does not read
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_big_lists(monkeypatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from kubepreempt.live import snapshot
+
+    with snapshot.progress_bar(True) as update:  # pytest's stderr is not a terminal
+        assert update is None
+    buf = io.StringIO()
+    monkeypatch.setattr(snapshot, "Console", lambda stderr: Console(
+        file=buf, force_terminal=True, width=100))
+    with snapshot.progress_bar(False) as update:
+        assert update is None
+    with snapshot.progress_bar(True) as update:
+        assert update is not None
+        update(RESOURCES["Node"], 12, 12)  # small: no bar
+        update(PODS, 500, 50_000)
+        update(PODS, 50_000, 50_000)
+    text = buf.getvalue()
+    assert "listing pods" in text and "nodes" not in text
