@@ -280,3 +280,19 @@ def test_progress_bar_only_on_a_terminal_and_only_for_big_lists(monkeypatch) -> 
         update(PODS, 50_000, 50_000)
     text = buf.getvalue()
     assert "listing pods" in text and "nodes" not in text
+
+
+def test_pods_of_a_node_deleted_between_lists_are_skipped(httpserver, kubeconfig,
+                                                          capsys) -> None:
+    serve_lists(httpserver, skip=("nodes",))
+    nodes = list_body("nodes")
+    nodes["items"] = [n for n in nodes["items"] if n["metadata"]["name"] != "worker-00"]
+    httpserver.expect_request("/api/v1/nodes").respond_with_json(nodes)
+    on_worker_00 = sum(p["spec"].get("nodeName") == "worker-00"
+                       for p in list_body("pods-all")["items"])
+    code, out, err = run_cli(["schedule", "--kubeconfig", str(kubeconfig), "--pod",
+                              "shop/checkout-0", "-o", "json"], capsys)
+    assert code == 0, err
+    assert err == f"warning: skipped {on_worker_00} pod(s) bound to nodes that were deleted " \
+        "while the cluster was being read\n"
+    assert json.loads(out)["node"] != "worker-00"

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 import orjson
 from rich.console import Console
@@ -81,7 +82,29 @@ def read_documents(client: ApiClient, kinds: Iterable[str], show_progress: bool 
     """List ``kinds`` from the cluster into documents."""
     with paused_gc(), progress_bar(show_progress) as progress:
         lists = read_lists(client, kinds, page_size=page_size, progress=progress)
-        return to_documents(lists, f"cluster {client.target.label}")
+        docs = to_documents(lists, f"cluster {client.target.label}")
+    drop_orphans(docs)
+    return docs
+
+
+def drop_orphans(docs: Documents, stream: TextIO | None = None) -> int:
+    """Skip pods bound to nodes that are not in the node list (with one warning line).
+
+    Each kind is listed at its own resourceVersion, so a node deleted between the two lists
+    leaves pods that name it; the scheduler's cache has no such pods either.
+    """
+    if not docs.of("Node") or not docs.of("Pod"):
+        return 0
+    nodes = {o.name for o in docs.of("Node")}
+    pods = docs.of("Pod")
+    kept = [o for o in pods if not (node := (o.body.get("spec") or {}).get("nodeName"))
+            or node in nodes]
+    dropped = len(pods) - len(kept)
+    if dropped:
+        docs.by_kind["Pod"] = kept
+        print(f"warning: skipped {dropped} pod(s) bound to nodes that were deleted while "
+              "the cluster was being read", file=stream or sys.stderr)
+    return dropped
 
 
 def save_dump(docs: Documents, path: str) -> None:
