@@ -397,3 +397,19 @@ def test_node_heartbeat_keeps_the_snapshot_but_a_taint_rebuilds_it() -> None:
     last = [x for x in lines if x["pod"] == "shop/checkout-0"][-1]
     assert last["result"] == "unschedulable"
     assert "untolerated taint" in last["message"]
+
+
+def test_an_invalid_object_is_reported_once_and_the_watch_goes_on() -> None:
+    lines: list[dict] = []
+    watcher = _synced_watcher(lines)
+    node = watcher.store["Node"][("", "worker-03")]
+    broken = {**node, "status": {**node["status"], "allocatable": {"cpu": "lots"}}}
+    watcher.handle(Event("MODIFIED", "Node", broken))
+    watcher.settle()
+    for i in range(3):  # more pods arrive while the node is broken
+        watcher.handle(_cycle(i)[0])
+    errors = [x for x in lines if x["event"] == "error"]
+    assert len(errors) == 1 and "worker-03" in errors[0]["message"]
+    watcher.handle(Event("MODIFIED", "Node", node))  # fixed
+    watcher.handle(_cycle(9)[0])
+    assert lines[-1]["event"] == "prediction" and lines[-1]["pod"] == "batch/job-9"

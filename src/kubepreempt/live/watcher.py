@@ -165,6 +165,7 @@ class Watcher:
         self.recent_victims: deque[tuple[str, str]] = deque(maxlen=MAX_RECENT_VICTIMS)
         self._cluster: Cluster | None = None
         self._stale = True  # pending pods need re-evaluating (their situation may have changed)
+        self._build_error: str | None = None
 
     # ---- snapshot ---------------------------------------------------------------------
     @property
@@ -177,6 +178,20 @@ class Watcher:
         if self._cluster is None:
             self._cluster = self._build()
         return self._cluster
+
+    def _usable_cluster(self) -> Cluster | None:
+        """The snapshot, or None (said once per distinct problem) while an object the
+        scheduler reads is invalid; a later change that fixes it rebuilds."""
+        try:
+            cluster = self.cluster()
+        except InputError as exc:
+            message = str(exc)
+            if message != self._build_error:
+                self._build_error = message
+                self.emit({"event": "error", "pod": None, "message": message})
+            return None
+        self._build_error = None
+        return cluster
 
     def _build(self) -> Cluster:
         docs = Documents()
@@ -246,8 +261,8 @@ class Watcher:
             self._stale = True
             return
         self._pod_changed(old, new)
-        if old is not None and old.get("spec", {}).get("nodeName") != (new or {}).get(
-                "spec", {}).get("nodeName"):
+        if old is not None and (old.get("spec") or {}).get("nodeName") != (
+                (new or {}).get("spec") or {}).get("nodeName"):
             self._stale = True  # a bound pod came or went: capacity changed
         elif new is None or (old is not None and not _pending(old)):
             self._stale = True
@@ -260,7 +275,10 @@ class Watcher:
         if not self._stale or not self.ready:
             return
         self._stale = False
-        for key in list(self.cluster().pending):
+        cluster = self._usable_cluster()
+        if cluster is None:
+            return
+        for key in list(cluster.pending):
             ns = key.partition("/")[0]
             obj = self.store["Pod"].get((ns, key.partition("/")[2]))
             if obj is not None and _pending(obj) and self._in_scope(obj):
@@ -271,8 +289,11 @@ class Watcher:
 
     # ---- predictions and comparisons ---------------------------------------------------
     def _predict(self, key: str) -> None:
+        cluster = self._usable_cluster()
+        if cluster is None:
+            return
         try:
-            d = schedule(self.cluster(), key)
+            d = schedule(cluster, key)
         except InputError as exc:
             self.emit({"event": "error", "pod": key, "message": str(exc)})
             return
@@ -407,7 +428,7 @@ def describe(line: dict[str, Any]) -> str:
             f"DIFFERS (predicted {_outcome(line['predicted'])})"
         return f"{pod}: the scheduler {did}: {verdict}"
     if line["event"] == "error":
-        return f"{pod}: error: {line['message']}"
+        return f"{pod}: error: {line['message']}" if pod else f"error: {line['message']}"
     return f"{line['event']}: {line.get('message', '')}"
 
 
