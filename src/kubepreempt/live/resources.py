@@ -42,6 +42,7 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
     Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False),
     Resource("Service", "v1", "services", True),
+    Resource("ReplicationController", "v1", "replicationcontrollers", True),
     Resource("ReplicaSet", "apps/v1", "replicasets", True),
     Resource("StatefulSet", "apps/v1", "statefulsets", True),
     Resource("ResourceFlavor", KUEUE, "resourceflavors", False),
