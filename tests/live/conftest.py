@@ -51,21 +51,26 @@ def list_body(name: str) -> dict:
     return json.loads(recording(name)["body"])
 
 
-# RuntimeClasses became a scheduler input after the recordings were made; the recorded
-# cluster had none, so its list is the empty list kube-apiserver would send.
-RUNTIMECLASSES_PATH = "/apis/node.k8s.io/v1/runtimeclasses"
-EMPTY_RUNTIMECLASSES = {"kind": "RuntimeClassList", "apiVersion": "node.k8s.io/v1",
-                        "metadata": {"resourceVersion": "451"}, "items": []}
+# Kinds that became scheduler inputs after the recordings were made. The recorded cluster
+# had none of them, so each list is the empty list kube-apiserver would send.
+UNRECORDED = {
+    "/apis/node.k8s.io/v1/runtimeclasses": ("RuntimeClass", "node.k8s.io/v1"),
+    "/api/v1/replicationcontrollers": ("ReplicationController", "v1"),
+}
+EMPTY_LISTS = {path: {"kind": f"{kind}List", "apiVersion": version,
+                      "metadata": {"resourceVersion": "451"}, "items": []}
+               for path, (kind, version) in UNRECORDED.items()}
 
 
-def serve_runtimeclasses(server: HTTPServer) -> None:
-    """The empty RuntimeClass list (and empty watch streams) of the recorded cluster."""
-    def handler(request: Request) -> Response:
-        if "watch=1" in request.query_string.decode():
-            return Response("", status=200, content_type="application/json")
-        return Response(json.dumps(EMPTY_RUNTIMECLASSES), content_type="application/json")
+def serve_unrecorded(server: HTTPServer) -> None:
+    """The unrecorded kinds' empty lists, and empty watch streams."""
+    for path, body in EMPTY_LISTS.items():
+        def handler(request: Request, body: dict = body) -> Response:
+            if "watch=1" in request.query_string.decode():
+                return Response("", status=200, content_type="application/json")
+            return Response(json.dumps(body), content_type="application/json")
 
-    server.expect_request(RUNTIMECLASSES_PATH).respond_with_handler(handler)
+        server.expect_request(path).respond_with_handler(handler)
 
 
 def serve_lists(server: HTTPServer, token: str | None = TOKEN, skip: tuple[str, ...] = ()
@@ -77,8 +82,8 @@ def serve_lists(server: HTTPServer, token: str | None = TOKEN, skip: tuple[str, 
             continue
         server.expect_request(recorded_path(name), method="GET",
                               headers=headers).respond_with_response(response(name))
-    server.expect_request(RUNTIMECLASSES_PATH, method="GET", headers=headers) \
-        .respond_with_json(EMPTY_RUNTIMECLASSES)
+    for path, body in EMPTY_LISTS.items():
+        server.expect_request(path, method="GET", headers=headers).respond_with_json(body)
 
 
 def write_kubeconfig(path: Path, server: str, user: dict, namespace: str | None = None,

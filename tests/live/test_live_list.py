@@ -9,8 +9,8 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import (
-    RUNTIMECLASSES_PATH,
     TOKEN,
+    UNRECORDED,
     list_body,
     query_of,
     recorded_path,
@@ -142,7 +142,7 @@ def recorded_files(tmp_path: Path) -> list[str]:
     """The recorded list bodies, verbatim, as files (what `kubectl get -o json` gives)."""
     paths = []
     for name in ("nodes", "namespaces", "priorityclasses", "poddisruptionbudgets",
-                 "pods-all"):
+                 "services", "replicasets", "statefulsets", "pods-all"):
         path = tmp_path / f"{name}.json"
         path.write_text(recording(name)["body"])
         paths.append(str(path))
@@ -174,8 +174,8 @@ def test_save_dump_reads_back_identically(apiserver, kubeconfig, tmp_path) -> No
     save_dump(live, str(tmp_path / "dump.json"))
     assert orjson.loads((tmp_path / "dump.json").read_bytes())["kind"] == "List"
     back = load_documents([str(tmp_path / "dump.json")])
-    # The recorded cluster has no RuntimeClass: an empty list leaves nothing in the dump.
-    assert set(back.by_kind) == set(SCHEDULER_KINDS) - {"RuntimeClass"}
+    # The recorded cluster has none of the unrecorded kinds: empty lists leave nothing.
+    assert set(back.by_kind) == set(SCHEDULER_KINDS) - {k for k, _ in UNRECORDED.values()}
     for kind in SCHEDULER_KINDS:
         assert [o.body for o in back.of(kind)] == [o.body for o in live.of(kind)]
     assert len(back.of("Pod")) == 110 and len(back.of("Node")) == 12
@@ -187,8 +187,8 @@ def test_only_the_commands_kinds_are_listed(apiserver, kubeconfig, capsys) -> No
     assert code == 0 and err == ""  # no warning about unused kinds, no progress output
     paths = sorted({req.path for req, _ in apiserver.log})
     assert paths == sorted([*(recorded_path(n) for n in (
-        "nodes", "namespaces", "priorityclasses", "poddisruptionbudgets", "pods-all")),
-        RUNTIMECLASSES_PATH])
+        "nodes", "namespaces", "priorityclasses", "poddisruptionbudgets", "pods-all",
+        "services", "replicasets", "statefulsets")), *UNRECORDED])
 
 
 def test_context_namespace_qualifies_bare_names(apiserver, tmp_path, capsys) -> None:

@@ -17,14 +17,15 @@ from typing import Any
 
 import pytest
 from conftest import (
-    EMPTY_RUNTIMECLASSES,
+    EMPTY_LISTS,
     TOKEN,
+    UNRECORDED,
     list_body,
     recorded_query,
     recording,
     response,
     serve_lists,
-    serve_runtimeclasses,
+    serve_unrecorded,
 )
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
@@ -169,10 +170,14 @@ def _sync_events() -> list[Event]:
     for kind, name, version in (("Node", "nodes", "v1"), ("Namespace", "namespaces", "v1"),
                                 ("PriorityClass", "priorityclasses", "scheduling.k8s.io/v1"),
                                 ("PodDisruptionBudget", "poddisruptionbudgets", "policy/v1"),
+                                ("Service", "services", "v1"),
+                                ("ReplicaSet", "replicasets", "apps/v1"),
+                                ("StatefulSet", "statefulsets", "apps/v1"),
                                 ("Pod", "pods-all", "v1")):
         items = [{"apiVersion": version, "kind": kind, **i} for i in list_body(name)["items"]]
         out.append(Event("SYNC", kind, items=items))
-    out.append(Event("SYNC", "RuntimeClass", items=EMPTY_RUNTIMECLASSES["items"]))
+    for path, (kind, _) in UNRECORDED.items():
+        out.append(Event("SYNC", kind, items=EMPTY_LISTS[path]["items"]))
     return out
 
 
@@ -277,7 +282,8 @@ def test_bookmark_moves_the_resource_version_on(httpserver, kubeconfig) -> None:
 
 
 def serve_others(server: HTTPServer) -> None:
-    for name in ("nodes", "namespaces", "priorityclasses", "poddisruptionbudgets"):
+    for name in ("nodes", "namespaces", "priorityclasses", "poddisruptionbudgets",
+                 "services", "replicasets", "statefulsets"):
         path = recording(name)["request"]["path"]
 
         def handler(request: Request, name: str = name) -> Response:
@@ -286,7 +292,7 @@ def serve_others(server: HTTPServer) -> None:
             return response(name)
 
         server.expect_request(path).respond_with_handler(handler)
-    serve_runtimeclasses(server)
+    serve_unrecorded(server)
 
 
 def test_node_deleted_before_its_pods_keeps_the_snapshot_usable() -> None:
