@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from kubepreempt import cli
 
-LIVE_COMMANDS = frozenset({"schedule", "kubelet-admit", "evict-rank", "kueue", "watch"})
+LIVE_COMMANDS = frozenset({"schedule", "advise", "kubelet-admit", "evict-rank", "kueue",
+                           "watch"})
 _VALUED = ("-n", "--namespace", "--context", "--kubeconfig")
 
 

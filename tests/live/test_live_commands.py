@@ -49,6 +49,9 @@ CASES = [
     ("kubelet/critical-admission.yaml",
      ["kubelet-admit", "--pod", "kube-system/static-agent", "--node", "worker-1"]),
     ("kubelet/seed-2gb-after.yaml", ["evict-rank", "--node", "node-2gb"]),
+    ("whatif/cluster.yaml", ["schedule", "-f", str(EXAMPLES / "whatif/web.yaml")]),
+    ("whatif/cluster.yaml", ["advise", "-f", str(EXAMPLES / "whatif/train.yaml"),
+                             "--node-like", "node-a"]),
     ("kueue/classic.yaml", ["kueue", "--workload", "team-a/training", "--explain"]),
     ("kueue/fair-sharing.yaml", ["kueue", "--workload", "team-c/c-new", "--explain"]),
 ]
