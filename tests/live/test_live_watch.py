@@ -419,3 +419,61 @@ def test_an_invalid_object_is_reported_once_and_the_watch_goes_on() -> None:
     watcher.handle(Event("MODIFIED", "Node", node))  # fixed
     watcher.handle(_cycle(9)[0])
     assert lines[-1]["event"] == "prediction" and lines[-1]["pod"] == "batch/job-9"
+
+
+def test_a_dropped_connection_resumes_from_the_last_event(httpserver, kubeconfig) -> None:
+    lines_of = recording("pods-watch")["body"].splitlines()
+    queries: list[str] = []
+
+    def pods(request: Request) -> Response:
+        query = request.query_string.decode()
+        queries.append(query)
+        if "watch=1" not in query:
+            return response("pods-all")
+        if len(queries) == 2:
+            def broken():
+                for line in lines_of[:3]:  # ADDED 452, MODIFIED 453, MODIFIED 454
+                    yield line + "\n"
+                raise ConnectionResetError("the load balancer dropped the stream")
+
+            return Response(broken(), content_type="application/json")
+        return Response("", content_type="application/json")
+
+    httpserver.expect_request("/api/v1/pods").respond_with_handler(pods)
+    serve_others(httpserver)
+    lines, notices, _ = run_watch(kubeconfig, lambda ls: len(queries) >= 3)
+    assert queries[2] == WATCH_QUERY.replace("resourceVersion=451", "resourceVersion=454")
+    assert any(n.startswith("watch Pod: cannot reach the cluster") for n in notices)
+    assert [x["node"] for x in lines if x["event"] == "actual"] == ["worker-05", "worker-01"]
+
+
+def test_long_replay_over_http(httpserver, kubeconfig, tmp_path) -> None:
+    cycles = 600
+    events = []
+    for i in range(cycles):
+        for e in _cycle(i):
+            obj = {k: v for k, v in e.obj.items() if k not in ("kind", "apiVersion")}
+            events.append(json.dumps({"type": e.type, "object": obj}))
+        if i % 100 == 99:  # a bookmark now and then, as the server sends them
+            events.append(json.dumps({"type": "BOOKMARK", "object": {
+                "kind": "Pod", "apiVersion": "v1",
+                "metadata": {"resourceVersion": str(1000 + i)}}}))
+    body = "\n".join(events) + "\n"
+    served = {"n": 0}
+
+    def pods(request: Request) -> Response:
+        if "watch=1" not in request.query_string.decode():
+            return response("pods-all")
+        served["n"] += 1
+        return Response(body if served["n"] == 1 else "", content_type="application/json")
+
+    httpserver.expect_request("/api/v1/pods").respond_with_handler(pods)
+    serve_others(httpserver)
+    report = tmp_path / "report.json"
+    _, _, watcher = run_watch(
+        kubeconfig, lambda ls: sum(x.get("action") == "bound" for x in ls) >= cycles,
+        report=str(report), timeout=120)
+    tally = json.loads(report.read_text())
+    assert tally["byAction"]["bound"]["agree"] + tally["byAction"]["bound"]["differ"] == cycles
+    assert len(watcher.store["Pod"]) == 110  # every replayed pod came and went
+    assert not any(k.startswith("batch/job-") for k in watcher.predictions)

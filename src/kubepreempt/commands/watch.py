@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
               + " (read-only; Ctrl-C stops)", file=sys.stderr, flush=True)
         try:
             watch_loop.run(target, SCHEDULER_KINDS, watcher, stop, report)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, or `| head` has had enough
             stop.set()
         finally:
             if report and watcher.ready:
