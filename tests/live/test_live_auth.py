@@ -237,3 +237,35 @@ def test_default_kubeconfig_then_in_cluster(tmp_path, monkeypatch) -> None:
     assert resolve().server == "https://home.example"
     with pytest.raises(InputError, match="--kubeconfig /nope: no such file"):
         resolve("/nope")
+
+
+def test_exec_token_rejected_with_401_is_fetched_again(httpserver, tmp_path) -> None:
+    from conftest import recording
+    from werkzeug import Request, Response
+
+    runs = tmp_path / "runs.txt"
+    plugin = tmp_path / "rotating.py"
+    plugin.write_text(f"""#!{sys.executable}
+import json, pathlib
+runs = pathlib.Path({str(runs)!r})
+n = len(runs.read_text().splitlines()) + 1 if runs.exists() else 1
+runs.write_text("ran\\n" * n)
+print(json.dumps({{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+                  "status": {{"token": f"t{{n}}"}}}}))
+""")
+    plugin.chmod(plugin.stat().st_mode | stat.S_IEXEC)
+    nodes = recording("nodes")
+
+    def handler(request: Request) -> Response:
+        if request.headers.get("Authorization") != "Bearer t2":  # t1 has been revoked
+            rec = recording("error-401")
+            return Response(rec["body"], status=401, content_type="application/json")
+        return Response(nodes["body"], content_type="application/json")
+
+    httpserver.expect_request("/api/v1/nodes").respond_with_handler(handler)
+    kc = write_kubeconfig(tmp_path / "kc", httpserver.url_for("/").rstrip("/"), {"exec": {
+        "apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin)}})
+    with ApiClient(resolve(str(kc))) as client:
+        assert len(node_names(client)) == 12
+        assert len(node_names(client)) == 12
+    assert runs.read_text() == "ran\nran\n"

@@ -477,3 +477,18 @@ def test_long_replay_over_http(httpserver, kubeconfig, tmp_path) -> None:
     assert tally["byAction"]["bound"]["agree"] + tally["byAction"]["bound"]["differ"] == cycles
     assert len(watcher.store["Pod"]) == 110  # every replayed pod came and went
     assert not any(k.startswith("batch/job-") for k in watcher.predictions)
+
+
+def test_watch_connections_share_one_exec_credential(httpserver, tmp_path) -> None:
+    from conftest import write_kubeconfig
+    from test_live_auth import exec_plugin
+
+    pods = PodsEndpoint(["pods-watch"])  # checks every pods request carries TOKEN
+    serve(httpserver, pods)
+    runs = tmp_path / "runs.txt"
+    version = "client.authentication.k8s.io/v1"
+    kc = write_kubeconfig(tmp_path / "kc", httpserver.url_for("/").rstrip("/"), {"exec": {
+        "apiVersion": version, "command": str(exec_plugin(tmp_path, version, TOKEN)),
+        "args": [str(runs)], "env": [{"name": "PLUGIN_ENV", "value": "from-kubeconfig"}]}})
+    run_watch(kc, lambda ls: len(pods.queries) >= 3)
+    assert runs.read_text() == "ran\n"  # ten streams, one plugin run

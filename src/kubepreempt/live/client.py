@@ -51,7 +51,10 @@ class ApiClient:
     """A read-only connection to one API server."""
 
     def __init__(self, target: Target, timeout: float = 60.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None,
+                 share_auth_with: ApiClient | None = None) -> None:
+        """Connect to ``target``; ``share_auth_with`` reuses another client's credentials
+        (one exec-plugin run and token cache for all of a watch's connections)."""
         self.target = target
         params = ConnectionParams(timeout=httpx.Timeout(timeout, connect=10.0),
                                   transport=transport)
@@ -69,6 +72,8 @@ class ApiClient:
                              f"client certificate): {exc}") from None
         if user is not None and user.exec is not None and not (user.token or user.token_file):
             kwargs["auth"] = ExecCredentialAuth(user.exec)
+        if share_auth_with is not None:
+            kwargs["auth"] = share_auth_with.http.auth
         self.http = httpx.Client(**kwargs)
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Generator
 from datetime import datetime
@@ -35,6 +36,7 @@ class ExecCredentialAuth(httpx.Auth):
         self.spec = spec
         self._bearer: str | None = None
         self._expires: float | None = None  # epoch seconds; None: until a 401
+        self._lock = threading.Lock()
 
     def _fresh(self) -> bool:
         return self._bearer is not None and (self._expires is None
@@ -73,17 +75,23 @@ class ExecCredentialAuth(httpx.Auth):
         self._expires = _parse_expiry(status.get("expirationTimestamp"))
         return f"Bearer {token}"
 
+    def _token(self, rejected: str | None = None) -> str:
+        """The cached header value, running the plugin when there is none, it expired, or it
+        is the one the server just ``rejected`` (threads share this auth: one run)."""
+        with self._lock:
+            if not self._fresh() or (rejected is not None and self._bearer == rejected):
+                self._bearer = self.run_plugin()
+            assert self._bearer is not None
+            return self._bearer
+
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request,
                                                                    httpx.Response, None]:
-        if self._fresh():
-            assert self._bearer is not None
-            request.headers["Authorization"] = self._bearer
-            response = yield request
-            if response.status_code != 401:
-                return
-        self._bearer = self.run_plugin()
-        request.headers["Authorization"] = self._bearer
-        yield request
+        bearer = self._token()
+        request.headers["Authorization"] = bearer
+        response = yield request
+        if response.status_code == 401:
+            request.headers["Authorization"] = self._token(rejected=bearer)
+            yield request
 
 
 def _parse_expiry(value: object) -> float | None:

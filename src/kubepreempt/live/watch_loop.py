@@ -32,7 +32,7 @@ def write_report(path: str, watcher: Watcher) -> None:
 
 def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.Event,
         report: str | None = None, notice: Callable[[str], None] | None = None,
-        client_factory: Callable[[Target], ApiClient] = ApiClient,
+        client_factory: Callable[..., ApiClient] = ApiClient,
         watch_timeout: int | None = None, backoff: float = 1.0) -> list[Reflector]:
     """Watch until ``stop`` is set (or a fatal error, raised as InputError).
 
@@ -44,9 +44,13 @@ def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.
     notice = notice or (lambda msg: print(msg, file=sys.stderr, flush=True))
     reflectors = []
     go = threading.Event()
+    first: ApiClient | None = None
     for res in listed(tuple(kinds)):
         extra = {"watch_timeout": watch_timeout} if watch_timeout else {}
-        r = Reflector(client_factory(target), res, events.put, stop,
+        # One connection per stream; credentials (an exec plugin's token) are shared.
+        client = client_factory(target, share_auth_with=first)
+        first = first or client
+        r = Reflector(client, res, events.put, stop,
                       backoff=backoff, go=go, **extra)
         reflectors.append(r)
         r.start()
