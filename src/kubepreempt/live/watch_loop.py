@@ -76,4 +76,6 @@ def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.
             go.set()
         if events.empty():
             watcher.settle()
+    if report and watcher.ready:
+        write_report(report, watcher)
     return reflectors
