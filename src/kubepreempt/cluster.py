@@ -12,6 +12,7 @@ import math
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,9 @@ from kubepreempt.manifests import Documents, paused_gc
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
-SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace")
+SCHEDULER_CONFIG_KIND = "KubeSchedulerConfiguration"
+SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
+                   SCHEDULER_CONFIG_KIND)
 
 
 def _clamp(amount: int) -> int:
@@ -86,6 +89,9 @@ class Cluster:
     # Bound pods with pod (anti-)affinity terms: key -> node index, kept on bind/remove so
     # InterPodAffinity need not scan every pod after each change.
     pod_affinity_pods: dict[str, int] = field(default_factory=dict)
+    # A KubeSchedulerConfiguration among the inputs (or set by --scheduler-config): the
+    # profiles a Scheduler over this snapshot uses. None = upstream's default profile.
+    scheduler_config: Any = None
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -385,6 +391,13 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
         else:
             cluster.add_pending(pod)
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
+    configs = docs.of(SCHEDULER_CONFIG_KIND)
+    if len(configs) > 1:
+        raise InputError(f"more than one {SCHEDULER_CONFIG_KIND} in the input",
+                         configs[1].source, SCHEDULER_CONFIG_KIND)
+    if configs:
+        from kubepreempt.scheduler.config import parse_scheduler_config  # avoids an import cycle
+        cluster.scheduler_config = parse_scheduler_config(configs[0].body, configs[0].source)
     for o in docs.of("PodDisruptionBudget"):
         pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)

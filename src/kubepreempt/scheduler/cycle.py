@@ -70,6 +70,7 @@ class CycleResult:
     preemption: PreemptionResult | None = None
     post_filter: str = ""  # the PostFilter plugins' joined message
     fixed_message: str = ""  # messages that are not a FitError
+    profile: str | None = None  # schedulerName of the profile that decided (None: ignored)
 
     @property
     def message(self) -> str:
@@ -100,6 +101,17 @@ def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
         return CycleResult(pod, IGNORED, num_nodes=n, fixed_message=(
             f'no scheduler profile serves schedulerName "{pod.scheduler_name}"; '
             "kube-scheduler does not queue this pod"))
+    sched = sched.for_pod(pod)  # the profile named by spec.schedulerName
+    result = _schedule(sched, pod, n, preemption, explain, now, evaluator)
+    result.profile = sched.profile.scheduler_name
+    return result
+
+
+def _schedule(sched: Scheduler, pod: Pod, n: int, preemption: bool, explain: bool,
+              now: float | None, evaluator: Evaluator | None) -> CycleResult:
+    """``schedule_one`` once the profile is known."""
+    cluster = sched.cluster
+    nodes = cluster.nodes
     if pod.scheduling_gates:
         return CycleResult(pod, UNSCHEDULABLE, num_nodes=n, fixed_message=SCHEDULING_GATED)
     if pod.terminating:
@@ -149,7 +161,7 @@ def _post_filter(sched: Scheduler, failed: CycleResult, state, filters, preempti
         reasons.append(NO_CLAIMS_TO_DEALLOCATE)  # no pod here has resource claims
     if profile.preemption and preemption:
         ev = evaluator or Evaluator(sched, now=now, materialize=explain)
-        result = ev.preempt(failed.pod, state, filters, failed.statuses)
+        result = ev.preempt(failed.pod, state, filters, failed.statuses, profile=profile)
         failed.preemption = result
         if result.node is not None:
             # Success ends the PostFilter run; its (empty) message replaces the others'.

@@ -23,13 +23,21 @@ System default constraints (applied upstream to pods without constraints, from t
 Services/ReplicaSets/StatefulSets selecting them) are NOT applied: those objects are not
 loaded, so a pod without ``topologySpreadConstraints`` is untouched by this plugin.
 ``matchLabelKeys`` are already merged into each selector when the pod is parsed.
+
+``defaultingType: List`` (``PodTopologySpreadArgs``): a pod without its own constraints
+gets the profile's ``defaultConstraints`` (both kinds), each with the pod's default
+selector (upstream ``buildDefaultConstraints`` / ``helper.DefaultSelector``, read from the
+cluster's ``spread_sources`` when the input carries Services and controllers); no selector
+means no constraints. Unlike system defaults, List defaults need every topology key.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -148,13 +156,63 @@ class _FilterState:
         return None
 
 
-def _constraints(pod: Pod, when: str) -> tuple[TopologySpreadConstraint, ...]:
-    return tuple(c for c in pod.spread if c.when_unsatisfiable == when)
+@dataclass(frozen=True, slots=True)
+class DefaultConstraint:
+    """One ``defaultConstraints`` entry of ``PodTopologySpreadArgs`` (no selector)."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+
+    @staticmethod
+    def parse(raw: Mapping[str, Any]) -> DefaultConstraint:
+        """From a validated ``v1.TopologySpreadConstraint`` mapping."""
+        return DefaultConstraint(int(raw["maxSkew"]), str(raw["topologyKey"]),
+                                 str(raw["whenUnsatisfiable"]),
+                                 int(raw.get("minDomains") or 1),
+                                 str(raw.get("nodeAffinityPolicy") or "Honor"),
+                                 str(raw.get("nodeTaintsPolicy") or "Ignore"))
+
+    def with_selector(self, selector: LabelSelector) -> TopologySpreadConstraint:
+        """The constraint for one pod (``buildDefaultConstraints``)."""
+        return TopologySpreadConstraint(self.max_skew, self.topology_key,
+                                        self.when_unsatisfiable, selector, self.min_domains,
+                                        self.node_affinity_policy, self.node_taints_policy)
 
 
-def pre_filter_state(pod: Pod, cluster: Cluster) -> _FilterState | None:
-    """Upstream ``calPreFilterState`` (None when the pod has no hard constraints)."""
-    constraints = _constraints(pod, DO_NOT_SCHEDULE)
+def default_selector(pod: Pod, cluster: Cluster) -> LabelSelector | None:
+    """``helper.DefaultSelector`` from the input's Services and controllers (None: empty)."""
+    sources = getattr(cluster, "spread_sources", None)
+    return sources.default_selector(pod) if sources else None
+
+
+def list_defaults(pod: Pod, cluster: Cluster, defaults: tuple[DefaultConstraint, ...]
+                  ) -> tuple[TopologySpreadConstraint, ...]:
+    """``buildDefaultConstraints`` for ``defaultingType: List``."""
+    if pod.spread or not defaults:
+        return ()
+    selector = default_selector(pod, cluster)
+    if selector is None or selector.is_empty:
+        return ()
+    return tuple(c.with_selector(selector) for c in defaults)
+
+
+def _constraints(pod: Pod, when: str, spread: tuple[TopologySpreadConstraint, ...] | None = None
+                 ) -> tuple[TopologySpreadConstraint, ...]:
+    return tuple(c for c in (pod.spread if spread is None else spread)
+                 if c.when_unsatisfiable == when)
+
+
+def pre_filter_state(pod: Pod, cluster: Cluster,
+                     spread: tuple[TopologySpreadConstraint, ...] | None = None
+                     ) -> _FilterState | None:
+    """Upstream ``calPreFilterState`` (None when the pod has no hard constraints).
+
+    ``spread``: the constraints to use instead of the pod's own (List defaults)."""
+    constraints = _constraints(pod, DO_NOT_SCHEDULE, spread)
     if not constraints:
         return None
     counts: list[dict[str, int]] = [{} for _ in constraints]
@@ -179,12 +237,14 @@ def _round_half_away(x: float) -> int:
     return int(r + 1 if x - r >= 0.5 else r)
 
 
-def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray) -> np.ndarray | None:
+def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
+                  spread: tuple[TopologySpreadConstraint, ...] | None = None
+                  ) -> np.ndarray | None:
     """Upstream PreScore + Score + NormalizeScore over feasible ``nodes``.
 
     None when upstream's PreScore returns Skip (no ScheduleAnyway constraint).
     """
-    constraints = _constraints(pod, SCHEDULE_ANYWAY)
+    constraints = _constraints(pod, SCHEDULE_ANYWAY, spread)
     if not constraints or not cluster.nodes:
         return None
     all_nodes = cluster.nodes
@@ -250,19 +310,40 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
     name = NAME
     weight = 2
     score_key = NAME + "/score"
+    defaults_key = NAME + "/defaults"
+
+    def __init__(self, default_constraints: tuple[DefaultConstraint, ...] = (),
+                 defaulting_type: str = "System") -> None:
+        self.default_constraints = default_constraints if defaulting_type == "List" else ()
+        self.defaulting_type = defaulting_type
+
+    def cache_key(self) -> tuple:
+        """What of this plugin's args changes verdicts or scores."""
+        return (self.defaulting_type, self.default_constraints)
+
+    def _spread(self, state: CycleState) -> tuple[TopologySpreadConstraint, ...]:
+        """The pod's constraints, or the List defaults built for it (memoised per cycle)."""
+        pod = state.pod
+        if pod.spread or not self.default_constraints:
+            return pod.spread
+        built = state.data.get(self.defaults_key)
+        if built is None:
+            built = state.data[self.defaults_key] = list_defaults(
+                pod, state.cluster, self.default_constraints)
+        return built
 
     def relevant(self, state: CycleState) -> bool:
-        """Only pods with their own constraints (system defaults are not modelled)."""
-        return bool(state.pod.spread)
+        """Pods with their own constraints, or List defaults (system defaults: see above)."""
+        return bool(self._spread(state))
 
     def score_relevant(self, state: CycleState) -> bool:
         """False without ScheduleAnyway constraints: upstream PreScore Skips (every node 0),
         so no score entry (``--explain`` omits it) and no per-pod pass over feasible nodes."""
-        return any(c.when_unsatisfiable == SCHEDULE_ANYWAY for c in state.pod.spread)
+        return any(c.when_unsatisfiable == SCHEDULE_ANYWAY for c in self._spread(state))
 
     # ---- filtering ----------------------------------------------------------------------
     def pre_filter(self, state: CycleState) -> Status | None:
-        s = pre_filter_state(state.pod, state.cluster)
+        s = pre_filter_state(state.pod, state.cluster, self._spread(state))
         if s is None:
             return _SKIP
         state.data[NAME] = s
@@ -270,12 +351,13 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
 
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
-        state.data[self.score_key] = (nodes, spread_scores(state.pod, state.cluster, nodes))
+        state.data[self.score_key] = (nodes, spread_scores(state.pod, state.cluster, nodes,
+                                                           self._spread(state)))
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cached = state.data.get(self.score_key)
         if cached is not None and cached[0] is nodes:
             scores = cached[1]
         else:
-            scores = spread_scores(state.pod, state.cluster, nodes)
+            scores = spread_scores(state.pod, state.cluster, nodes, self._spread(state))
         return np.zeros(nodes.size, np.int64) if scores is None else scores
