@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kubepreempt.cli import print_json
 from kubepreempt.decide import PREEMPT, SCHEDULED, Decision, load_cluster, schedule
+from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 
 FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
@@ -33,11 +34,14 @@ def register(app: typer.Typer) -> None:
             "--sample-candidates", help="Mimic upstream's candidate sampling (10% of nodes, "
             "at least 100, random start) instead of evaluating every node.")] = False,
         seed: Annotated[int | None, typer.Option("--seed", help="Seed for sampling.")] = None,
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", help=CLI_HELP)] = None,
     ) -> None:
         """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts."""
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
         cluster = load_cluster(files)
+        use_scheduler_config(cluster, scheduler_config)
         decision = schedule(cluster, pod, preemption=not no_preemption, sample=sample,
                             seed=seed)
         if output == "json":

@@ -123,3 +123,15 @@ def load_scheduler_config(path: str) -> SchedulerConfig:
         raise InputError(f"--scheduler-config: expected exactly one {KIND} document, found "
                          f"{len(docs)}", Source(path))
     return parse_scheduler_config(docs[0].body, docs[0].source)
+
+
+def use_scheduler_config(cluster, path: str | None) -> None:
+    """``--scheduler-config FILE``: the cluster's scheduler runs these profiles (it wins
+    over a configuration document among the inputs)."""
+    if path is not None:
+        cluster.scheduler_config = load_scheduler_config(path)
+
+
+CLI_HELP = ("A kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration (kube-scheduler's "
+            "--config file): profiles, plugins, plugin args. Default: upstream's default "
+            "profile, or a configuration document among the inputs.")

@@ -146,9 +146,8 @@ def default_args(name: str, args: dict[str, Any] | None) -> dict[str, Any] | Non
             strategy["resources"] = [dict(r) for r in DEFAULT_RESOURCE_SPEC]
         strategy["resources"] = _weights(strategy["resources"])
         out["scoringStrategy"] = strategy
-    elif name == "VolumeBinding":
-        if out.get("bindTimeoutSeconds") is None:
-            out["bindTimeoutSeconds"] = 600
+    elif name == "VolumeBinding" and out.get("bindTimeoutSeconds") is None:
+        out["bindTimeoutSeconds"] = 600
     return out
 
 

@@ -30,7 +30,8 @@ STRATEGIES = ["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
 _QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS1123_SUBDOMAIN = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def label_name_errors(path: str, name: str) -> list[str]:

@@ -34,8 +34,7 @@ means no constraints. Unlike system defaults, List defaults need every topology 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 

@@ -126,10 +126,8 @@ def combine_vec(strategy: ScoringStrategy, requested: np.ndarray,
     total = (np.where(valid, per, 0) * w).sum(axis=1)
     weight_sum = w.sum(axis=1)
     ws = np.maximum(weight_sum, 1)
-    if kind == REQUESTED_TO_CAPACITY_RATIO:
-        out = (2 * total + ws) // (2 * ws)
-    else:
-        out = total // ws
+    rounded = kind == REQUESTED_TO_CAPACITY_RATIO  # math.Round of a non-negative mean
+    out = (2 * total + ws) // (2 * ws) if rounded else total // ws
     return np.where(weight_sum == 0, 0, out)
 
 

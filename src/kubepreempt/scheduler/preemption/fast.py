@@ -203,7 +203,9 @@ class PreemptionCache:
         try:
             key = ("preemption-cache", state.request.tobytes(), pod.priority,
                    pod.tolerations, tuple(pod.node_selector.items()), pod.affinity,
-                   pod.node_name, tuple(f.name for f in filters))
+                   pod.node_name, tuple(f.name for f in filters),
+                   # plugin args (the cache is per cluster, shared by every profile)
+                   tuple(f.cache_key() for f in filters if hasattr(f, "cache_key")))
             hash(key)
         except TypeError:  # an unhashable field: no caching for this pod
             return None
