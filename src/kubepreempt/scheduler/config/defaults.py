@@ -21,8 +21,9 @@ DEFAULT_SCHEDULER_NAME = "default-scheduler"
 EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
                     "preScore", "score", "reserve", "permit", "preBind", "bind", "postBind")
 
-# getDefaultPlugins with the DynamicResourceAllocation gate on (GA): DynamicResources
-# just before DefaultPreemption. Name -> weight (None for non-score plugins).
+# getDefaultPlugins of 1.36 (defaults_test.go TestSchedulerDefaults): DynamicResources
+# (GA, now also scoring, weight 2) just before DefaultPreemption, NodeDeclaredFeatures last.
+# Name -> weight (None for non-score plugins).
 DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
     ("SchedulingGates", None),
     ("PrioritySort", None),
@@ -38,11 +39,12 @@ DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
     ("VolumeZone", None),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    ("DynamicResources", None),
+    ("DynamicResources", 2),
     ("DefaultPreemption", None),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
     ("DefaultBinder", None),
+    ("NodeDeclaredFeatures", None),
 )
 
 DEFAULT_RESOURCE_SPEC = ({"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1})
@@ -148,6 +150,9 @@ def default_args(name: str, args: dict[str, Any] | None) -> dict[str, Any] | Non
         out["scoringStrategy"] = strategy
     elif name == "VolumeBinding" and out.get("bindTimeoutSeconds") is None:
         out["bindTimeoutSeconds"] = 600
+    elif name == "DynamicResources":
+        out.setdefault("filterTimeout", "10s")
+        out.setdefault("bindingTimeout", "10m0s")
     return out
 
 
