@@ -267,3 +267,28 @@ def test_ignored_resources_are_only_extended_resources() -> None:
     fit = NodeResourcesFit(ignored_resources=frozenset({"memory"}))
     status = _filter_with(fit, {"cpu": "1m", "memory": "100"})
     assert status.reasons == ("Insufficient memory",)
+
+
+@pytest.mark.parametrize("kind", [MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, "LeastAllocated"])
+def test_few_node_path_equals_the_vector_path_on_a_cluster(kind: str) -> None:
+    """``strategy_scores`` on one node at a time (the cache's path) equals all at once."""
+    from kubepreempt.scheduler.plugins.resource_allocation import strategy_scores
+
+    rng = np.random.default_rng(3)
+    nodes = [cap(f"n{i}", f"{rng.integers(1, 9)}", f"{rng.integers(1, 9)}Gi",
+                 **({EXT: str(rng.integers(0, 5))} if i % 3 else {})) for i in range(12)]
+    pods = [req_pod(f"e{i}", {"cpu": f"{rng.integers(0, 3000)}m",
+                              "memory": f"{rng.integers(0, 4000)}Mi",
+                              **({EXT: "1"} if i % 2 else {})}, node=f"n{i % 12}")
+            for i in range(30)]
+    strategy = ScoringStrategy(kind, (("cpu", 2), ("memory", 1), (EXT, 3),
+                                      ("ephemeral-storage", 1)),
+                               ((0, 0), (50, 10), (100, 4)) if kind == REQUESTED_TO_CAPACITY_RATIO
+                               else ())
+    for incoming in (req_pod("p", {"cpu": "500m", "memory": "1Gi", EXT: "1"}), req_pod("q")):
+        cluster, pod, _ = build(incoming, nodes, pods)
+        idx = np.arange(len(nodes), dtype=np.int64)
+        together = strategy_scores(strategy, cluster, idx, pod).tolist()
+        one_by_one = [int(strategy_scores(strategy, cluster, idx[i:i + 1], pod)[0])
+                      for i in range(len(nodes))]
+        assert together == one_by_one

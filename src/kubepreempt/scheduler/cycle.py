@@ -97,13 +97,13 @@ def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
     cluster = sched.cluster
     nodes = cluster.nodes
     n = len(nodes)
-    if not sched.responsible_for(pod):
+    serving = sched.profile_for(pod)  # the profile named by spec.schedulerName
+    if serving is None:  # upstream responsibleForPod: never queued
         return CycleResult(pod, IGNORED, num_nodes=n, fixed_message=(
             f'no scheduler profile serves schedulerName "{pod.scheduler_name}"; '
             "kube-scheduler does not queue this pod"))
-    sched = sched.for_pod(pod)  # the profile named by spec.schedulerName
-    result = _schedule(sched, pod, n, preemption, explain, now, evaluator)
-    result.profile = sched.profile.scheduler_name
+    result = _schedule(serving, pod, n, preemption, explain, now, evaluator)
+    result.profile = pod.scheduler_name
     return result
 
 

@@ -69,6 +69,10 @@ class Scheduler:
         """The scheduler of the profile serving ``pod`` (this one if none does)."""
         return self._by_name.get(pod.scheduler_name, self)
 
+    def profile_for(self, pod: Pod) -> Scheduler | None:
+        """The scheduler of the profile serving ``pod``; None when no profile does."""
+        return self._by_name.get(pod.scheduler_name)
+
     @property
     def profiles(self) -> list[Profile]:
         """Every profile, the first one first."""

@@ -35,6 +35,7 @@ class BalancedAllocation(ScorePlugin):
 
     def __init__(self, resources: tuple[str, ...] = DEFAULT_RESOURCES) -> None:
         self.resources = resources
+        self._default = resources == DEFAULT_RESOURCES  # the cpu/memory fast path
 
     def cache_key(self) -> tuple:
         """What of this plugin's args changes scores (the signature caches)."""
@@ -46,11 +47,13 @@ class BalancedAllocation(ScorePlugin):
 
     def relevant(self, state: CycleState) -> bool:
         req = state.pod.requests
+        if self._default:
+            return req.get("cpu", 0) > 0 or req.get("memory", 0) > 0
         return any(req.get(r, 0) > 0 for r in self.resources)
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster
-        if self.resources != DEFAULT_RESOURCES:
+        if not self._default:
             return _balanced_generic(cluster, nodes, self.resources, state.pod.requests)
         cpu, memory = state.pod.requests.get("cpu", 0), state.pod.requests.get("memory", 0)
         if nodes.size <= SMALL:

@@ -96,6 +96,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
                  ignored_resources: frozenset[str] = frozenset(),
                  ignored_groups: frozenset[str] = frozenset()) -> None:
         self.scoring = scoring or ScoringStrategy()
+        self._least_cpu_memory = self.scoring.is_default  # the historical fast path
         self.ignored_resources = ignored_resources
         self.ignored_groups = ignored_groups
 
@@ -166,7 +167,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster
         pod = state.pod
-        if not self.scoring.is_default:
+        if not self._least_cpu_memory:
             return strategy_scores(self.scoring, cluster, nodes, pod)
         if nodes.size <= SMALL:
             few = _least_allocated_few(cluster, nodes, pod.nonzero_cpu, pod.nonzero_memory)

@@ -398,9 +398,9 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
     def _hard_source(self, state: CycleState) -> tuple[TopologySpreadConstraint, ...]:
         """The constraints PreFilter reads: the pod's own, else its List defaults (the
         system defaults are all ScheduleAnyway)."""
-        pod = state.pod
-        if pod.spread:
-            return pod.spread
+        spread = state.pod.spread
+        if spread or not self.default_constraints:
+            return spread
         return self._list_spread(state) or ()
 
     def relevant(self, state: CycleState) -> bool:
@@ -416,7 +416,8 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
     def _soft(self, state: CycleState) -> tuple[tuple[TopologySpreadConstraint, ...], bool]:
         soft = state.data.get(self.soft_key)
         if soft is None:
-            list_spread = None if state.pod.spread else self._list_spread(state)
+            list_spread = None if state.pod.spread or self.defaulting_type != "List" \
+                else self._list_spread(state)
             soft = state.data[self.soft_key] = soft_constraints(state.pod, state.cluster,
                                                                 list_spread)
         return soft

@@ -15,6 +15,7 @@ for the broken-linear slope, which may be negative and is truncated explicitly.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -80,10 +81,15 @@ def _broken_linear_vec(shape: tuple[tuple[int, int], ...], p: np.ndarray) -> np.
     return out
 
 
+@lru_cache(maxsize=64)
+def _scaled(strategy: ScoringStrategy) -> tuple[tuple[int, int], ...]:
+    return strategy.scaled_shape()
+
+
 def combine(strategy: ScoringStrategy, requested: list[int], alloc: list[int]) -> int:
     """One node's score from its per-resource (requested incl. pod, allocatable)."""
     kind = strategy.type
-    shape = strategy.scaled_shape() if kind == REQUESTED_TO_CAPACITY_RATIO else ()
+    shape = _scaled(strategy) if kind == REQUESTED_TO_CAPACITY_RATIO else ()
     total = weight_sum = 0
     for (_name, weight), q, a in zip(strategy.resources, requested, alloc, strict=True):
         if a == 0:
@@ -144,36 +150,57 @@ def pod_scoring_requests(strategy: ScoringStrategy, pod) -> list[int]:
     return out
 
 
+def _plan(strategy: ScoringStrategy, cluster: Cluster, pod_req: list[int]
+          ) -> list[tuple[int, int]]:
+    """Per configured resource: (source, column) — source 0 the non-zero requests (cpu,
+    memory), 1 the actual requests, -1 left out (``calculateResourceAllocatableRequest``:
+    an extended resource the pod does not request, or one that is not a node column)."""
+    plan = []
+    for (name, _w), amount in zip(strategy.resources, pod_req, strict=True):
+        if name == "cpu" or name == "memory":
+            plan.append((0, CPU if name == "cpu" else MEMORY))
+            continue
+        col = cluster.resource_index.get(name)
+        if col is None or (amount == 0 and name not in NATIVE):
+            plan.append((-1, 0))
+        else:
+            plan.append((1, col))
+    return plan
+
+
 def node_rows(strategy: ScoringStrategy, cluster: Cluster, nodes: np.ndarray,
               pod_req: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(requested incl. the pod, allocatable) per node and configured resource.
-
-    ``calculateResourceAllocatableRequest``: an extended resource the pod does not request,
-    or a resource that is not a node column, gives (0, 0) and is left out."""
+    """(requested incl. the pod, allocatable) per node and configured resource."""
     k = len(strategy.resources)
     req = np.zeros((nodes.size, k), np.int64)
     alloc = np.zeros((nodes.size, k), np.int64)
-    for j, (name, _w) in enumerate(strategy.resources):
-        if name == "cpu" or name == "memory":
-            col = CPU if name == "cpu" else MEMORY
-            alloc[:, j] = cluster.alloc[nodes, col]
-            req[:, j] = cluster.nonzero[nodes, col] + pod_req[j]
-            continue
-        col = cluster.resource_index.get(name)
-        if col is None or (pod_req[j] == 0 and name not in NATIVE):
+    for j, (source, col) in enumerate(_plan(strategy, cluster, pod_req)):
+        if source < 0:
             continue
         alloc[:, j] = cluster.alloc[nodes, col]
-        req[:, j] = cluster.requested[nodes, col] + pod_req[j]
+        used = cluster.nonzero if source == 0 else cluster.requested
+        req[:, j] = used[nodes, col] + pod_req[j]
     return req, alloc
 
 
 def strategy_scores(strategy: ScoringStrategy, cluster: Cluster, nodes: np.ndarray,
                     pod) -> np.ndarray:
-    """Scores of ``nodes`` under ``strategy`` (Python ints for a few nodes: the
-    per-signature cache usually recomputes one node, where numpy's overhead dominates)."""
+    """Scores of ``nodes`` under ``strategy``.
+
+    A few nodes (the per-signature cache usually recomputes one) are done with Python ints
+    from each node's rows, where numpy's per-call overhead would dominate; tests compare
+    both paths."""
     pod_req = pod_scoring_requests(strategy, pod)
-    req, alloc = node_rows(strategy, cluster, nodes, pod_req)
-    if nodes.size <= 4:
-        return np.array([combine(strategy, r, a) for r, a in zip(req.tolist(), alloc.tolist(),
-                                                                   strict=True)], np.int64)
-    return combine_vec(strategy, req, alloc)
+    if nodes.size > 4:
+        req, alloc = node_rows(strategy, cluster, nodes, pod_req)
+        return combine_vec(strategy, req, alloc)
+    plan = _plan(strategy, cluster, pod_req)
+    out = []
+    for i in nodes.tolist():
+        alloc_row = cluster.alloc[i].tolist()
+        rows = (cluster.nonzero[i].tolist(), cluster.requested[i].tolist())
+        req = [0 if src < 0 else rows[src][col] + amount
+               for (src, col), amount in zip(plan, pod_req, strict=True)]
+        alloc = [0 if src < 0 else alloc_row[col] for src, col in plan]
+        out.append(combine(strategy, req, alloc))
+    return np.array(out, np.int64)
