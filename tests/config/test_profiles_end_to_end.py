@@ -146,3 +146,39 @@ def test_simulate_without_a_batch_profile_never_attempts_the_batch_pod() -> None
                and e.type != "arrived"]
     assert details == ['no scheduler profile serves schedulerName "batch"; kube-scheduler '
                        "does not queue this pod"]
+
+
+def _full_cluster(n: int):
+    from builders import cluster_of, node, pod, priority_class
+    objs = [priority_class("high", 1000)]
+    objs += [node(f"n{i:02d}", cpu="2") for i in range(n)]
+    objs += [pod(f"low{i:02d}", "2", node_name=f"n{i:02d}") for i in range(n)]
+    objs.append(pod("big", "2", spec_extra={"priorityClassName": "high"}))
+    return cluster_of(*objs)
+
+
+def _preemption_config(tmp_path, pct: int, absolute: int):
+    path = tmp_path / "c.yaml"
+    path.write_text("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                    "kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
+                    "  - name: DefaultPreemption\n    args:\n"
+                    f"      minCandidateNodesPercentage: {pct}\n"
+                    f"      minCandidateNodesAbsolute: {absolute}\n")
+    return load_scheduler_config(str(path))
+
+
+def test_min_candidate_nodes_from_the_profile_when_sampling(tmp_path) -> None:
+    """DryRunPreemption evaluates max(nodes * pct / 100, absolute) candidates (capped at
+    the node count) when sampling: 50 nodes, defaults 10% / 100 -> all 50; 0% / 1 -> 1;
+    20% / 3 -> 10."""
+    def candidates(config) -> int:
+        out = schedule(_full_cluster(50), "big", sample=True, seed=1, config=config)
+        assert out.result == PREEMPT
+        return len(out.preemption.candidates)
+
+    assert candidates(None) == 50
+    assert candidates(_preemption_config(tmp_path, 0, 1)) == 1
+    assert candidates(_preemption_config(tmp_path, 20, 3)) == 10
+    # Without sampling every potential node is a candidate, whatever the arguments.
+    out = schedule(_full_cluster(50), "big", config=_preemption_config(tmp_path, 0, 1))
+    assert len(out.preemption.candidates) == 50

@@ -240,3 +240,31 @@ def test_balanced_allocation_with_an_extended_resource() -> None:
     # mean 0.2786, std sqrt(((0.0071)^2 + (0.2286)^2 + (0.2214)^2)/3) = 0.1838 -> 81;
     # (150 + 81 - 100) // 2 = 65.
     assert run_score(plugin, pod, nodes) == {"node1": 65}
+
+
+def test_list_defaults_need_every_topology_key(default_selector) -> None:
+    """Unlike system defaults (requireAllTopologies false), List defaults ignore a node
+    without the topology key: it scores 0 (x1), where the system defaults would give it
+    the best score."""
+    default_selector(APP)
+    plugin = plugin_from("PodTopologySpread", {"defaultingType": "List", "defaultConstraints": [
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]})
+    nodes = [*ZONE_NODES, up_node("x1", {})]
+    _cluster, _p, state = build(up_pod("p", {"app": "web"}), nodes, TWO_IN_A)
+    idx = np.array([0, 1, 2], np.int64)
+    plugin.pre_score(state, idx)
+    # a1: 2 pods * log(2 + 2) = 2.77 -> 3; b1: 0; normalised over the max 3: 0 and 100.
+    assert plugin.score(state, idx).tolist() == [0, 100, 0]
+
+
+def test_list_defaults_are_built_only_for_pods_without_constraints(default_selector) -> None:
+    default_selector(APP)
+    defaults = (pod_topology_spread.DefaultConstraint(1, "zone", "DoNotSchedule"),)
+    own = up_pod("p", {"app": "web"}, spec={"topologySpreadConstraints": [
+        {"maxSkew": 5, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "web"}}}]})
+    cluster, pod, _ = build(own, ZONE_NODES)
+    assert pod_topology_spread.list_defaults(pod, cluster, defaults) == ()
+    cluster, pod, _ = build(up_pod("q", {"app": "web"}), ZONE_NODES)
+    (built,) = pod_topology_spread.list_defaults(pod, cluster, defaults)
+    assert (built.max_skew, built.topology_key, built.selector) == (1, "zone", APP)

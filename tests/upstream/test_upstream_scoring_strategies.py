@@ -292,3 +292,11 @@ def test_few_node_path_equals_the_vector_path_on_a_cluster(kind: str) -> None:
         one_by_one = [int(strategy_scores(strategy, cluster, idx[i:i + 1], pod)[0])
                       for i in range(len(nodes))]
         assert together == one_by_one
+
+
+def test_kubernetes_io_resources_are_not_extended_so_never_ignored() -> None:
+    """IsExtendedResourceName: a name under kubernetes.io/ is a (prefixed) native resource,
+    so ignoredResourceGroups ["kubernetes.io"] does not skip it."""
+    fit = NodeResourcesFit(ignored_groups=frozenset({"kubernetes.io"}))
+    status = _filter_with(fit, {"cpu": "1m", "memory": "1", "kubernetes.io/something": "1"})
+    assert status.reasons == ("Insufficient kubernetes.io/something",)

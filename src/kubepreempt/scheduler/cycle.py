@@ -30,6 +30,7 @@ import numpy as np
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.framework import Code, Status
 from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
+from kubepreempt.scheduler.sampling import sample_feasible
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.scheduler.statuses import NO_NODES_AVAILABLE, fit_error_message
 
@@ -130,13 +131,17 @@ def _schedule(sched: Scheduler, pod: Pod, n: int, preemption: bool, explain: boo
         if idx is not None and sched.filter_with_nominated(
                 state, cluster.node_view(idx), filters) is None:
             feasible = np.array([idx], np.int64)
-        elif not explain:
+        elif not explain and not sched.sample_nodes:
             best = sched.fast_pick(pod, state, filters)
             if best is not None:
                 return CycleResult(pod, SCHEDULED, best, nodes[best].name, n)
         if feasible is None:
             outcome = sched.find_feasible(pod, state, filters)
             feasible, statuses = outcome.feasible, outcome.statuses
+            if sched.sample_nodes and feasible.size:  # percentageOfNodesToScore
+                feasible, statuses = sample_feasible(
+                    cluster, state, sched.profile.nodes_to_find, sched.start_index,
+                    feasible, statuses)
     if feasible.size:
         best, scores = sched.select_host(state, feasible)
         return CycleResult(pod, SCHEDULED, best, nodes[best].name, n, statuses,

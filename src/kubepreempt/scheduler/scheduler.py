@@ -19,6 +19,7 @@ from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Stat
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.plugins.node_resources import IGNORED_KEY, NodeResourcesFit
 from kubepreempt.scheduler.profile import Profile, default_profile
+from kubepreempt.scheduler.sampling import StartIndex
 from kubepreempt.scheduler.signature_cache import SignatureCache
 from kubepreempt.scheduler.statuses import NodeStatuses, fit_error_message
 
@@ -54,10 +55,15 @@ class Scheduler:
         # NodeResourcesFit with ignoredResources/Groups: the request row it checks.
         self._fit = next((f for f in self.profile.filters if isinstance(f, NodeResourcesFit)
                           and (f.ignored_resources or f.ignored_groups)), None)
+        # percentageOfNodesToScore sampling (off: the globally best node) and upstream's
+        # nextStartNodeIndex, shared by the profiles.
+        self.sample_nodes = bool(getattr(config, "sample_nodes", False))
+        self.start_index = StartIndex()
         self._by_name: dict[str, Scheduler] = {self.profile.scheduler_name: self}
         for other in profiles[1:]:
             sibling = Scheduler(cluster, other, self.nominator)
             sibling.scheduler_names = self.scheduler_names
+            sibling.sample_nodes, sibling.start_index = self.sample_nodes, self.start_index
             sibling._by_name = self._by_name
             self._by_name[other.scheduler_name] = sibling
 

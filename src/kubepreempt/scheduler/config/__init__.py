@@ -32,6 +32,9 @@ class SchedulerConfig:
     percentage_of_nodes_to_score: int
     defaulted: dict[str, Any]
     source: Source | None = None
+    # Filter only until percentageOfNodesToScore feasible nodes are found, as upstream
+    # (``--sample-nodes``); off: every node is filtered and the globally best one wins.
+    sample_nodes: bool = False
 
     @property
     def scheduler_names(self) -> list[str]:
@@ -125,11 +128,26 @@ def load_scheduler_config(path: str) -> SchedulerConfig:
     return parse_scheduler_config(docs[0].body, docs[0].source)
 
 
-def use_scheduler_config(cluster, path: str | None) -> None:
-    """``--scheduler-config FILE``: the cluster's scheduler runs these profiles (it wins
-    over a configuration document among the inputs)."""
+def default_scheduler_config() -> SchedulerConfig:
+    """An empty configuration, defaulted: upstream's default profile."""
+    return parse_scheduler_config({"apiVersion": API_VERSION, "kind": KIND})
+
+
+def use_scheduler_config(cluster, path: str | None, sample_nodes: bool = False) -> None:
+    """``--scheduler-config FILE`` (it wins over a configuration document among the
+    inputs) and ``--sample-nodes`` (percentageOfNodesToScore sampling)."""
     if path is not None:
         cluster.scheduler_config = load_scheduler_config(path)
+    if sample_nodes:
+        if cluster.scheduler_config is None:
+            cluster.scheduler_config = default_scheduler_config()
+        cluster.scheduler_config.sample_nodes = True
+
+
+SAMPLE_NODES_HELP = ("Stop filtering once percentageOfNodesToScore feasible nodes are found "
+                     "(upstream's adaptive default: 50% minus 1% per 125 nodes, at least 5%, "
+                     "at least 100 nodes), walking from where the last attempt stopped, as "
+                     "kube-scheduler does. Default: every node, the globally best wins.")
 
 
 CLI_HELP = ("A kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration (kube-scheduler's "
