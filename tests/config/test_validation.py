@@ -222,3 +222,13 @@ def test_fit_args_error_in_a_config_is_relative_to_the_args() -> None:
     text = error_of(profiles=[{"pluginConfig": [{"name": "NodeResourcesFit", "args": {
         "scoringStrategy": {"type": "Bogus"}}}]}])
     assert text.startswith('scoringStrategy.type: Unsupported value: "Bogus"')
+
+
+def test_old_disable_preemption_switch_points_to_the_plugin() -> None:
+    """Seed 003's ``componentconfig/v1alpha1`` ``disablePreemption: true`` is long gone;
+    the error says what replaced it."""
+    with pytest.raises(InputError) as err:
+        parse_scheduler_config({"apiVersion": "componentconfig/v1alpha1",
+                                "kind": "KubeSchedulerConfiguration",
+                                "disablePreemption": True})
+    assert "disable the DefaultPreemption plugin" in str(err.value)

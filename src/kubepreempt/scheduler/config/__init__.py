@@ -93,8 +93,16 @@ def parse_scheduler_config(doc: Mapping[str, Any], source: Source | None = None
     if doc.get("kind") != KIND:
         raise fail(f"expected kind {KIND}, got {doc.get('kind')!r}")
     if doc.get("apiVersion") != API_VERSION:
+        hint = ""
+        if "disablePreemption" in doc:  # the componentconfig/v1alpha1 switch (seed 003)
+            hint = ("; disablePreemption is gone: disable the DefaultPreemption plugin "
+                    "(plugins.multiPoint.disabled)")
         raise fail(f"apiVersion {doc.get('apiVersion')!r} is not supported: kubepreempt "
-                   f"reads {API_VERSION} (the only version kube-scheduler 1.36 accepts)")
+                   f"reads {API_VERSION} (the only version kube-scheduler 1.36 accepts)"
+                   + hint)
+    if "disablePreemption" in doc:
+        raise fail("disablePreemption is not a v1 field: disable the DefaultPreemption "
+                   "plugin (plugins.multiPoint.disabled)")
     shape = _shape_errors(doc)
     if shape is not None:
         raise fail(shape)
