@@ -281,11 +281,13 @@ def test_few_node_path_equals_the_vector_path_on_a_cluster(kind: str) -> None:
                               "memory": f"{rng.integers(0, 4000)}Mi",
                               **({EXT: "1"} if i % 2 else {})}, node=f"n{i % 12}")
             for i in range(30)]
+    pods += [bare(f"b{i}", node=f"n{i}") for i in range(0, 12, 2)]  # non-zero defaults
     strategy = ScoringStrategy(kind, (("cpu", 2), ("memory", 1), (EXT, 3),
                                       ("ephemeral-storage", 1)),
                                ((0, 0), (50, 10), (100, 4)) if kind == REQUESTED_TO_CAPACITY_RATIO
                                else ())
-    for incoming in (req_pod("p", {"cpu": "500m", "memory": "1Gi", EXT: "1"}), req_pod("q")):
+    for incoming in (req_pod("p", {"cpu": "500m", "memory": "1Gi", EXT: "1"}), req_pod("q"),
+                     bare("r")):
         cluster, pod, _ = build(incoming, nodes, pods)
         idx = np.arange(len(nodes), dtype=np.int64)
         together = strategy_scores(strategy, cluster, idx, pod).tolist()
