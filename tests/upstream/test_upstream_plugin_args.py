@@ -8,9 +8,10 @@ Ported:
 * interpodaffinity scoring_test.go TestPreferredAffinityWithHardPodAffinitySymmetricWeight
   (hardPodAffinityWeight 1 and 0) and TestPreferredAffinity's
   ignorePreferredTermsOfExistingPods cases.
-* podtopologyspread: List defaulting (plugin_test / common_test "default constraints"):
-  a pod without constraints gets the profile's defaultConstraints with its default selector;
-  a pod with its own constraints keeps them; no default selector means no constraints.
+* podtopologyspread filtering_test.go TestPreFilterState "default constraints and a
+  service", "... that doesn't match", "... but pod has constraints", "default soft
+  constraints and a service" (real Services in the input); plus List defaulting through
+  Filter and Score with a given default selector.
 * balanced_allocation_test.go with custom ``resources`` (an extended resource).
 
 Each plugin is built from a configuration document (``parse_scheduler_config``), so the
@@ -268,3 +269,62 @@ def test_list_defaults_are_built_only_for_pods_without_constraints(default_selec
     cluster, pod, _ = build(up_pod("q", {"app": "web"}), ZONE_NODES)
     (built,) = pod_topology_spread.list_defaults(pod, cluster, defaults)
     assert (built.max_skew, built.topology_key, built.selector) == (1, "zone", APP)
+
+
+# filtering_test.go TestPreFilterState, the "default constraints" cases, with real Services
+# (``helper.DefaultSelector`` reads the input's Services and controllers).
+def service(selector: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "svc", "namespace": "default"}, "spec": {"selector": selector}}
+
+
+def _prefilter_constraints(args: dict, pod: dict, objs: list[dict]):
+    plugin = plugin_from("PodTopologySpread", {"defaultingType": "List",
+                                               "defaultConstraints": args})
+    nodes = [up_node("n1", {"node": "n1", "rack": "r1", "zone": "z1", "planet": "p"})]
+    _cluster, _pod, state = build(pod, nodes, objs)
+    if not plugin.relevant(state) or plugin.pre_filter(state) is not None:
+        return []
+    s = state.data["PodTopologySpread"]
+    return [(c.max_skew, c.topology_key, c.selector, c.min_domains, c.node_affinity_policy,
+             c.node_taints_policy) for c in s.constraints]
+
+
+FOO_BAR = LabelSelector.parse({"matchLabels": {"foo": "bar"}})
+
+
+def test_prefilter_default_constraints_and_a_service() -> None:
+    got = _prefilter_constraints(
+        [{"maxSkew": 3, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"},
+         {"maxSkew": 2, "topologyKey": "node", "whenUnsatisfiable": "ScheduleAnyway"},
+         {"maxSkew": 5, "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule"}],
+        up_pod("p", {"foo": "bar", "baz": "kar"}), [service({"foo": "bar"})])
+    assert got == [(3, "node", FOO_BAR, 1, "Honor", "Ignore"),
+                   (5, "rack", FOO_BAR, 1, "Honor", "Ignore")]
+
+
+def test_prefilter_default_constraints_and_a_service_that_does_not_match() -> None:
+    got = _prefilter_constraints(
+        [{"maxSkew": 3, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}],
+        up_pod("p", {"foo": "bar"}), [service({"baz": "kep"})])
+    assert got == []
+
+
+def test_prefilter_default_constraints_and_a_service_but_pod_has_constraints() -> None:
+    pod = up_pod("p", {"foo": "bar", "baz": "tar"}, spec={"topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"baz": "tar"}}},
+        {"maxSkew": 2, "topologyKey": "planet", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": {"matchLabels": {"fot": "rok"}}}]})
+    got = _prefilter_constraints(
+        [{"maxSkew": 2, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}],
+        pod, [service({"foo": "bar"})])
+    assert got == [(1, "zone", LabelSelector.parse({"matchLabels": {"baz": "tar"}}), 1,
+                    "Honor", "Ignore")]
+
+
+def test_prefilter_default_soft_constraints_and_a_service() -> None:
+    got = _prefilter_constraints(
+        [{"maxSkew": 2, "topologyKey": "node", "whenUnsatisfiable": "ScheduleAnyway"}],
+        up_pod("p", {"foo": "bar"}), [service({"foo": "bar"})])
+    assert got == []
