@@ -182,6 +182,10 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         d.message = f"ClusterQueue {lq.cluster_queue} is inactive: " \
                     f"{snap.inactive[lq.cluster_queue]}"
         return d
+    invalid = [e for ps in wl.pod_sets for e in ps.resource_errors]
+    if invalid:  # the scheduler's validateResources, checked before flavors are assigned
+        d.message = "resource validation failed: " + "; ".join(invalid)
+        return d
     st = snap.cqs[lq.cluster_queue]
     info = workload_info(wl, lq.cluster_queue)
     assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,

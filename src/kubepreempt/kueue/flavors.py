@@ -9,12 +9,14 @@ decides whether to stop at a flavor or try the next one.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from enum import IntEnum
 
 from kubepreempt.api.objects import Taint
 from kubepreempt.api.quantity import format_amount
-from kubepreempt.api.selectors import NodeSelectorTerm
+from kubepreempt.api.selectors import NodeSelectorTerm, Requirement
 from kubepreempt.kueue.objects import (
     BORROW,
     NEVER,
@@ -57,6 +59,7 @@ class PodSetAssignment:
     requests: dict[str, int] = field(default_factory=dict)
     count: int = 0
     fits: bool = True  # False when any reason was recorded (upstream: Status != nil)
+    error: str | None = None  # Status.err: the pod set's node affinity does not parse
 
     @property
     def mode(self) -> Mode:
@@ -83,9 +86,14 @@ class Assignment:
         return min(ps.mode for ps in self.pod_sets)
 
     def message(self) -> str:
-        """Why the workload does not fit, as Kueue words it."""
-        parts = [f"couldn't assign flavors to pod set {ps.name}: {', '.join(sorted(ps.reasons))}"
-                 for ps in self.pod_sets if not ps.fits]
+        """Why the workload does not fit, as Kueue words it (an error replaces all else)."""
+        parts = []
+        for ps in self.pod_sets:
+            if ps.error is not None:
+                return f"failed to assign flavors to pod set {ps.name}: {ps.error}"
+            if not ps.fits:
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: "
+                             f"{', '.join(sorted(ps.reasons))}")
         return "; ".join(parts)
 
     def flavors(self) -> dict[str, dict[str, str]]:
@@ -125,21 +133,72 @@ def _label_keys(rg: ResourceGroup, flavors: dict[str, ResourceFlavor]) -> set[st
     return keys
 
 
-def _selector_matches(ps: PodSet, keys: set[str], labels: dict[str, str]) -> bool:
-    """``flavorSelector``: node selector and required affinity cut down to ``keys``."""
+# apimachinery's IsValidLabelValue messages (MaxLenError, RegexError).
+_LABEL_VALUE_TOO_LONG = "must be no more than 63 characters"
+_LABEL_VALUE_FORMAT = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+_LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def _requirement_errors(path: str, req: Requirement) -> list[str]:
+    """``labels.NewRequirement``'s field errors for In/NotIn values that are not label
+    values (the apiserver does not validate them in a Workload's pod template)."""
+    if req.operator not in ("In", "NotIn"):
+        return []
+    errs: list[str] = []
+    for k, v in enumerate(req.values):
+        why = []
+        if len(v) > 63:
+            why.append(_LABEL_VALUE_TOO_LONG)
+        if _LABEL_VALUE_RE.fullmatch(v) is None:
+            why.append(_LABEL_VALUE_FORMAT)
+        if why:
+            errs.append(f"{path}.values[{k}][{req.key}]: Invalid value: {json.dumps(v)}: "
+                        + "; ".join(why))
+    return errs
+
+
+def _aggregate(errs: list[str]) -> str:
+    """``errors.Flatten(NewAggregate(errs)).Error()``: repeats dropped, ``[a, b]`` for
+    more than one."""
+    unique = list(dict.fromkeys(errs))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+def _selector_matches(ps: PodSet, keys: set[str],
+                      labels: dict[str, str]) -> tuple[bool, str | None]:
+    """``flavorSelector(...).Match``: node selector and required affinity cut down to
+    ``keys``. Terms are parsed lazily (``LazyErrorNodeSelector``): a term that does not
+    parse is skipped, and when no term matches, its parse errors are the result."""
     for k, v in ps.node_selector.items():
         if k in keys and labels.get(k) != v:
-            return False
+            return False, None
     if ps.node_terms is None:
-        return True
+        return True, None
     terms = []
     for t in ps.node_terms:
         exprs = tuple(e for e in t.match_expressions if e.key in keys)
         if not exprs:
             # An emptied term matches every flavor; terms are ORed, so drop affinity.
-            return True
+            return True, None
         terms.append(NodeSelectorTerm(exprs))
-    return any(t.matches(labels, "") for t in terms)
+    errs: list[str] = []
+    for i, t in enumerate(terms):
+        term_errs = [err for j, e in enumerate(t.match_expressions) for err in
+                     _requirement_errors(f"nodeSelectorTerms[{i}].matchExpressions[{j}]", e)]
+        if term_errs:
+            errs.extend(term_errs)
+            continue
+        if t.matches(labels, ""):
+            return True, None
+    return False, (_aggregate(errs) if errs else None)
+
+
+class _AffinityParseError(Exception):
+    """``Status.err`` of findFlavorForPodSetResource: the selector's lazy parse error."""
 
 
 def _taint_text(t: Taint) -> str:
@@ -170,7 +229,11 @@ class FlavorAssigner:
             for res in sorted(ps_res.requests):
                 if psa.flavors is not None and res in psa.flavors:
                     continue  # assigned together with its resource group
-                flavors, reasons, fits = self._find(i, ps_res, res, usage)
+                try:
+                    flavors, reasons, fits = self._find(i, ps_res, res, usage)
+                except _AffinityParseError as exc:
+                    psa.flavors, psa.fits, psa.error = None, False, str(exc)
+                    break
                 if not flavors:
                     psa.flavors = None
                     psa.reasons.extend(reasons)
@@ -186,7 +249,7 @@ class FlavorAssigner:
                 out.borrowing = out.borrowing or fa.borrow
                 usage.setdefault(fa.name, {})
                 usage[fa.name][res] = usage[fa.name].get(res, 0) + ps_res.requests[res]
-            if ps_res.requests and not psa.flavors:
+            if psa.error is not None or (ps_res.requests and not psa.flavors):
                 break
         return out
 
@@ -212,7 +275,10 @@ class FlavorAssigner:
             if taint is not None:
                 reasons.append(f"untolerated taint {_taint_text(taint)} in flavor {fq.name}")
                 continue
-            if not _selector_matches(ps, keys, flavor.node_labels):
+            match, err = _selector_matches(ps, keys, flavor.node_labels)
+            if err is not None:
+                raise _AffinityParseError(err)  # the pod set fails; no other flavor is tried
+            if not match:
                 reasons.append(f"flavor {fq.name} doesn't match node affinity")
                 continue
             needs_borrowing = False
@@ -263,11 +329,10 @@ class FlavorAssigner:
         cohort_available = q.nominal if st.cohort is None else st.requestable_cohort_quota(
             flavor, res)
         if self.can_preempt_while_borrowing() and (
-                (q.borrowing_limit is None or val <= q.nominal + q.borrowing_limit)
-                and val <= cohort_available):
+                q.within_borrowing_limit(val) and val <= cohort_available):
             mode = Mode.PREEMPT
             borrow = val > q.nominal
-        if q.borrowing_limit is not None and used + val > q.nominal + q.borrowing_limit:
+        if not q.within_borrowing_limit(used + val):
             return mode, borrow, [f"borrowing limit for {res} in flavor {flavor} exceeded"]
         cohort_used = used if st.cohort is None else st.used_cohort_quota(flavor, res)
         lack = cohort_used + val - cohort_available

@@ -15,6 +15,7 @@ from kubepreempt.api.objects import Taint, Toleration, parse_time, resource_list
 from kubepreempt.api.quantity import QuantityError, canonical
 from kubepreempt.api.resources import Container, pod_requests
 from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.kueue.semantics import SEMANTICS, V0_7, Semantics
 from kubepreempt.manifests import RawObject
 
 # Preemption policies (ClusterQueuePreemption).
@@ -128,6 +129,11 @@ class ResourceQuota:
     nominal: int
     borrowing_limit: int | None = None
     lending_limit: int | None = None
+
+    def within_borrowing_limit(self, total: int) -> bool:
+        """``total`` usage stays within nominal + borrowingLimit (no limit: always). The one
+        borrowing-limit check, shared by flavor assignment and preemption."""
+        return self.borrowing_limit is None or total <= self.nominal + self.borrowing_limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +335,7 @@ class KueueConfig:
     fair_sharing: bool = False
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     lending_limit: bool = False  # the LendingLimit feature gate (alpha, off, in v0.7)
+    semantics: Semantics = SEMANTICS[V0_7]
 
 
 def parse_configuration(obj: RawObject) -> KueueConfig:
@@ -364,6 +371,8 @@ class PodSet:
     node_selector: dict[str, str] = field(default_factory=dict)
     node_terms: tuple[NodeSelectorTerm, ...] | None = None  # required node affinity terms
     tolerations: tuple[Toleration, ...] = ()
+    # validateResources: containers whose request exceeds their limit keep it pending.
+    resource_errors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,18 +446,36 @@ class Workload:
         return c is None or c.status == "True"
 
 
-def _containers(raw: Any, what: str, init: bool) -> list[Container]:
+def _containers(raw: Any, what: str, init: bool) -> tuple[list[Container], list[list[str]]]:
+    """Containers (missing requests taken from limits, as Kueue does) and, per container,
+    the resources whose request exceeds the limit as written."""
     out = []
+    greater = []
     for i, c in enumerate(_list(raw, what)):
         c = _map(c, f"{what}[{i}]")
         res = _map(c.get("resources"), f"{what}[{i}].resources")
         requests = resource_list(res.get("requests"), f"{what}[{i}].resources.requests")
         limits = resource_list(res.get("limits"), f"{what}[{i}].resources.limits")
+        # GetGreaterKeys ranges over a Go map; sorted keeps the message reproducible.
+        greater.append(sorted(k for k, v in requests.items() if k in limits and v > limits[k]))
         for key, amount in limits.items():  # Kueue uses limits as missing requests
             requests.setdefault(key, amount)
         out.append(Container(str(c.get("name") or i), requests, limits,
                              restartable=init and c.get("restartPolicy") == "Always"))
-    return out
+    return out, greater
+
+
+def _resource_errors(pod_set: str, inits: list[list[str]], mains: list[list[str]]) -> tuple[
+        str, ...]:
+    """The scheduler's ``validateResources`` reasons for one pod set (init containers
+    first), e.g. ``podSets.main.containers[0][cpu] requests exceed it's limits``."""
+    out = []
+    for kind, per_container in (("initContainers", inits), ("containers", mains)):
+        for i, keys in enumerate(per_container):
+            if keys:
+                out.append(f"podSets.{pod_set}.{kind}[{i}][{', '.join(keys)}] requests "
+                           "exceed it's limits")
+    return tuple(out)
 
 
 def _pod_set(raw: Any, i: int) -> PodSet:
@@ -460,9 +487,10 @@ def _pod_set(raw: Any, i: int) -> PodSet:
         raise ValueError(f"{where}.count must not be negative")
     tmpl = _map(raw.get("template"), f"{where}.template")
     spec = _map(tmpl.get("spec"), f"{where}.template.spec")
-    containers = _containers(spec.get("containers"), f"{where}.template.spec.containers", False)
-    inits = _containers(spec.get("initContainers"), f"{where}.template.spec.initContainers",
-                        True)
+    containers, main_greater = _containers(spec.get("containers"),
+                                           f"{where}.template.spec.containers", False)
+    inits, init_greater = _containers(spec.get("initContainers"),
+                                      f"{where}.template.spec.initContainers", True)
     overhead = resource_list(spec.get("overhead"), f"{where}.template.spec.overhead")
     requests = pod_requests(containers, inits, overhead)
     selector = {str(k): str(v) for k, v in _map(spec.get("nodeSelector"),
@@ -482,7 +510,8 @@ def _pod_set(raw: Any, i: int) -> PodSet:
         effect = _choice(t.get("effect"), _EFFECTS, "", "toleration effect")
         tolerations.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""),
                                       effect))
-    return PodSet(name, count, requests, selector, terms, tuple(tolerations))
+    return PodSet(name, count, requests, selector, terms, tuple(tolerations),
+                  _resource_errors(name, init_greater, main_greater))
 
 
 def _conditions(raw: Any) -> tuple[Condition, ...]:

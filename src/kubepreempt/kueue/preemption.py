@@ -83,31 +83,33 @@ def workload_uses_resources(info: WorkloadInfo, res_per_flv: ResPerFlavor) -> bo
     return False
 
 
-def queue_order_time(info: WorkloadInfo) -> float:
-    """``GetQueueOrderTimestamp``: eviction time when requeued by PodsReady timeout or an
-    admission check, else the creation timestamp."""
+def queue_order_time(info: WorkloadInfo, admission_check_evictions: bool) -> float:
+    """``GetQueueOrderTimestamp``: the eviction time when requeued after a PodsReady
+    timeout (or, with ``admission_check_evictions``, an AdmissionCheck), else creation."""
     ev = info.obj.condition("Evicted")
-    if ev is not None and ev.status == "True" and ev.reason in (
-            "PodsReadyTimeout", "AdmissionCheck") and ev.time is not None:
+    reasons = ("PodsReadyTimeout", "AdmissionCheck") if admission_check_evictions \
+        else ("PodsReadyTimeout",)
+    if ev is not None and ev.status == "True" and ev.reason in reasons and ev.time is not None:
         return ev.time
     return info.obj.creation if info.obj.creation is not None else 0.0
 
 
 def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
-                    trace: Trace) -> list[WorkloadInfo]:
+                    trace: Trace, admission_check_evictions: bool) -> list[WorkloadInfo]:
     """Admitted workloads the policies allow to preempt (``findCandidates``)."""
     out: list[WorkloadInfo] = []
     prio = wl.obj.priority
     pol = st.spec.preemption
     if pol.within_cluster_queue != NEVER:
         same_prio = pol.within_cluster_queue == LOWER_OR_NEWER_EQUAL_PRIORITY
-        ts = queue_order_time(wl)
+        ace = admission_check_evictions
+        ts = queue_order_time(wl, ace)
         for cand in sorted(st.workloads.values(), key=lambda w: w.key):
             cp = cand.obj.priority
             if cp > prio:
                 trace.skipped[cand.key] = f"priority {cp} > {prio}"
                 continue
-            if cp == prio and not (same_prio and ts < queue_order_time(cand)):
+            if cp == prio and not (same_prio and ts < queue_order_time(cand, ace)):
                 trace.skipped[cand.key] = f"same priority {cp}, not newer than the preemptor" \
                     if same_prio else f"same priority {cp} (withinClusterQueue: LowerPriority)"
                 continue
@@ -177,8 +179,7 @@ def workload_fits(req: Usage, st: CQState, allow_borrowing: bool) -> bool:
                 if st.cohort is None or not allow_borrowing:
                     if used + amount > q.nominal:
                         return False
-                elif q.borrowing_limit is not None and \
-                        used + amount > q.nominal + q.borrowing_limit:
+                elif not q.within_borrowing_limit(used + amount):
                     return False
                 if st.cohort is not None and (st.used_cohort_quota(fq.name, res) + amount
                                               > st.requestable_cohort_quota(fq.name, res)):
@@ -418,7 +419,8 @@ def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: f
     trace = trace or Trace()
     res_per_flv = resources_requiring_preemption(assignment)
     st = snap.cqs[wl.cluster_queue]
-    candidates = find_candidates(wl, st, res_per_flv, trace)
+    candidates = find_candidates(wl, st, res_per_flv, trace,
+                                 snap.config.semantics.admission_check_eviction_orders)
     if not candidates:
         trace.note("no candidates")
         return []
