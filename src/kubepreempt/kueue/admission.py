@@ -16,13 +16,17 @@ from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.kueue.conditions import victim_conditions
 from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
 from kubepreempt.kueue.objects import (
+    PC_SOURCE,
+    WPC_SOURCE,
     ClusterQueue,
+    Cohort,
     KueueConfig,
     LocalQueue,
     ResourceFlavor,
     Workload,
     WorkloadPriorityClass,
     parse_cluster_queue,
+    parse_cohort,
     parse_configuration,
     parse_local_queue,
     parse_resource_flavor,
@@ -30,13 +34,19 @@ from kubepreempt.kueue.objects import (
     parse_workload_priority_class,
 )
 from kubepreempt.kueue.preemption import Target, Trace, get_targets
-from kubepreempt.kueue.quota import CQState, Snapshot, Usage, WorkloadInfo, workload_info
+from kubepreempt.kueue.quota import (
+    CohortState,
+    CQState,
+    Snapshot,
+    Usage,
+    WorkloadInfo,
+    workload_info,
+)
+from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
 from kubepreempt.manifests import Documents
 
-KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass", "Workload",
-         "Configuration", "PriorityClass")
-WPC_SOURCE = "kueue.x-k8s.io/workloadpriorityclass"
-PC_SOURCE = "scheduling.k8s.io/priorityclass"
+KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
+         "Workload", "Configuration", "PriorityClass")
 
 
 @dataclass(slots=True)
@@ -49,17 +59,31 @@ class KueueInputs:
     priority_classes: dict[str, WorkloadPriorityClass] = field(default_factory=dict)
     workloads: dict[str, Workload] = field(default_factory=dict)
     config: KueueConfig = field(default_factory=KueueConfig)
+    cohorts: dict[str, Cohort] = field(default_factory=dict)
+
+    @property
+    def semantics(self) -> Semantics:
+        """The Kueue release the decisions follow."""
+        return self.config.semantics
 
 
-def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInputs:
-    """Parse every Kueue object in ``docs`` (one-line InputErrors on bad objects)."""
+def load_inputs(docs: Documents, config: KueueConfig | None = None,
+                version: str = CURRENT) -> KueueInputs:
+    """Parse every Kueue object in ``docs`` (one-line InputErrors on bad objects), read as
+    Kueue ``version`` (``current`` or ``v0.7``) reads them. An explicit ``config`` carries
+    its own semantics."""
+    sem = config.semantics if config is not None else semantics_for(version)
     out = KueueInputs()
     for obj in docs.of("ResourceFlavor"):
         rf = parse_resource_flavor(obj)
         out.flavors[rf.name] = rf
     for obj in docs.of("ClusterQueue"):
-        cq = parse_cluster_queue(obj)
+        cq = parse_cluster_queue(obj, sem)
         out.cluster_queues[cq.name] = cq
+    if sem.hierarchical_cohorts:
+        for obj in docs.of("Cohort"):
+            co = parse_cohort(obj, sem)
+            out.cohorts[co.name] = co
     for obj in docs.of("LocalQueue"):
         lq = parse_local_queue(obj)
         out.local_queues[(lq.namespace, lq.name)] = lq
@@ -76,7 +100,9 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInpu
     if config is not None:
         out.config = config
     elif configs:
-        out.config = parse_configuration(configs[0])
+        out.config = parse_configuration(configs[0], sem)
+    else:
+        out.config = KueueConfig(lending_limit=sem.lending_limit_default, semantics=sem)
 
     def resolve(name: str, source: str) -> int:
         if source in ("", WPC_SOURCE) and name in out.priority_classes:
@@ -86,7 +112,7 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInpu
         raise ValueError(f"unknown priority class {name!r} (spec.priorityClassName)")
 
     for obj in docs.of("Workload"):
-        wl = parse_workload(obj, resolve)
+        wl = parse_workload(obj, resolve, sem)
         out.workloads[wl.key] = wl
     return out
 
@@ -151,7 +177,12 @@ def _shares(snap: Snapshot, names: list[str]) -> dict[str, int]:
 
 
 def _related(st: CQState) -> list[str]:
-    return sorted(m.name for m in st.cohort.members) if st.cohort else [st.name]
+    """The queues of the preemptor's cohort tree."""
+    root = st.root()
+    if root is st:
+        return [st.name]
+    assert isinstance(root, CohortState)
+    return sorted(m.name for m in root.subtree_cluster_queues())
 
 
 def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
@@ -177,7 +208,8 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         d.message = f"ClusterQueue {lq.cluster_queue} doesn't exist"
         return d
     others = [w for k, w in inputs.workloads.items() if k != key]
-    snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config)
+    snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config,
+                    inputs.cohorts)
     if lq.cluster_queue in snap.inactive:
         d.message = f"ClusterQueue {lq.cluster_queue} is inactive: " \
                     f"{snap.inactive[lq.cluster_queue]}"
@@ -189,7 +221,7 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     st = snap.cqs[lq.cluster_queue]
     info = workload_info(wl, lq.cluster_queue)
     assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,
-                                inputs.config.fair_sharing).assign()
+                                inputs.config.fair_sharing, inputs.semantics).assign()
     d.flavors = assignment.flavors()
     d.requests = assignment.total_requests_for(info)
     d.borrowing = assignment.borrowing

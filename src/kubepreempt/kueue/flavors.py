@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -21,12 +22,26 @@ from kubepreempt.kueue.objects import (
     BORROW,
     NEVER,
     PREEMPT,
+    TRY_NEXT_FLAVOR,
+    FlavorQuotas,
     PodSet,
     ResourceFlavor,
     ResourceGroup,
     ResourceQuota,
 )
-from kubepreempt.kueue.quota import CQState, PodSetResources, Usage, WorkloadInfo
+from kubepreempt.kueue.quota import (
+    FR,
+    CQState,
+    PodSetResources,
+    Usage,
+    WorkloadInfo,
+    lowest_subtree_that_fits,
+)
+from kubepreempt.kueue.semantics import SEMANTICS, V0_7, Semantics
+
+# The preemption oracle: (flavor-resource, quantity) -> granular mode after simulating
+# preemption (NoCandidates, Preempt or Reclaim) and the borrowing level it leaves.
+Oracle = Callable[[FR, int], "Granular"]
 
 
 class Mode(IntEnum):
@@ -40,13 +55,39 @@ class Mode(IntEnum):
         return {0: "NoFit", 1: "Preempt", 2: "Fit"}[self.value]
 
 
+# Current Kueue's finer modes inside flavor assignment (``preemptionMode``), best last.
+G_NO_FIT, G_NO_CANDIDATES, G_PREEMPT, G_RECLAIM, G_FIT = range(5)
+Granular = tuple[int, int]  # (preemption mode, borrowing level: 0 = within own quota)
+
+
+def _public(mode: int) -> Mode:
+    return Mode.FIT if mode == G_FIT else Mode.NO_FIT if mode == G_NO_FIT else Mode.PREEMPT
+
+
+def is_preferred(a: Granular, b: Granular) -> bool:
+    """``isPreferred`` (BorrowingOverPreemption, the default): a usable mode beats NoFit,
+    a mode with preemption targets beats one without, then the better preemption mode,
+    then the more local borrowing level."""
+    if a[0] == G_NO_FIT:
+        return False
+    if b[0] == G_NO_FIT:
+        return True
+    if (a[0] == G_NO_CANDIDATES) != (b[0] == G_NO_CANDIDATES):
+        return a[0] != G_NO_CANDIDATES
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1]
+
+
 @dataclass(slots=True)
 class FlavorAssignment:
-    """The flavor chosen for one resource of a pod set, with its mode."""
+    """The flavor chosen for one resource of a pod set, with its mode. ``borrow`` is the
+    borrowing level (v0.7: 1 when borrowing; current: the height of the lowest cohort
+    subtree whose quota holds the request)."""
 
     name: str
     mode: Mode
-    borrow: bool = False
+    borrow: int = 0
 
 
 @dataclass(slots=True)
@@ -209,12 +250,16 @@ class FlavorAssigner:
     """Assigns flavors to a pending workload in one ClusterQueue."""
 
     def __init__(self, info: WorkloadInfo, pod_sets: tuple[PodSet, ...], cq: CQState,
-                 flavors: dict[str, ResourceFlavor], fair_sharing: bool) -> None:
+                 flavors: dict[str, ResourceFlavor], fair_sharing: bool,
+                 semantics: Semantics = SEMANTICS[V0_7],
+                 oracle: Oracle | None = None) -> None:
         self.info = info
         self.pod_sets = pod_sets
         self.cq = cq
         self.flavors = flavors
         self.fair_sharing = fair_sharing
+        self.semantics = semantics
+        self.oracle = oracle
 
     def assign(self) -> Assignment:
         """Assign flavors to every pod set (stops at the first pod set that cannot)."""
@@ -246,7 +291,7 @@ class FlavorAssigner:
                     psa.reasons.extend(reasons)
             out.pod_sets.append(psa)
             for res, fa in (psa.flavors or {}).items():
-                out.borrowing = out.borrowing or fa.borrow
+                out.borrowing = out.borrowing or fa.borrow > 0
                 usage.setdefault(fa.name, {})
                 usage[fa.name][res] = usage[fa.name].get(res, 0) + ps_res.requests[res]
             if psa.error is not None or (ps_res.requests and not psa.flavors):
@@ -266,6 +311,8 @@ class FlavorAssigner:
         keys = _label_keys(rg, self.flavors)
         best: dict[str, FlavorAssignment] = {}
         best_mode = Mode.NO_FIT
+        best_g: Granular = (G_NO_FIT, 1 << 62)
+        assignments: dict[str, FlavorAssignment]
         for fq in rg.flavors:
             flavor = self.flavors.get(fq.name)
             if flavor is None:
@@ -275,14 +322,23 @@ class FlavorAssigner:
             if taint is not None:
                 reasons.append(f"untolerated taint {_taint_text(taint)} in flavor {fq.name}")
                 continue
-            match, err = _selector_matches(ps, keys, flavor.node_labels)
+            own = set(flavor.node_labels) if self.semantics.flavor_own_label_keys else keys
+            match, err = _selector_matches(ps, own, flavor.node_labels)
             if err is not None:
                 raise _AffinityParseError(err)  # the pod set fails; no other flavor is tried
             if not match:
                 reasons.append(f"flavor {fq.name} doesn't match node affinity")
                 continue
+            if self.semantics.available_quota:
+                done, rep, assignments = self._try_flavor(fq, requests, usage, reasons)
+                if done:
+                    best, best_g = assignments, rep
+                    break
+                if is_preferred(rep, best_g):
+                    best, best_g = assignments, rep
+                continue
             needs_borrowing = False
-            assignments: dict[str, FlavorAssignment] = {}
+            assignments = {}
             mode = Mode.FIT
             for r in sorted(requests):
                 val = requests[r] + usage.get(fq.name, {}).get(r, 0)
@@ -292,16 +348,71 @@ class FlavorAssigner:
                 needs_borrowing = needs_borrowing or borrow
                 if mode == Mode.NO_FIT:
                     break
-                assignments[r] = FlavorAssignment(fq.name, m, borrow)
+                assignments[r] = FlavorAssignment(fq.name, m, int(borrow))
             # FlavorFungibility (beta, on by default in v0.7).
             if not self._try_next(mode, needs_borrowing):
                 best, best_mode = assignments, mode
                 break
             if mode > best_mode:
                 best, best_mode = assignments, mode
+        if self.semantics.available_quota:
+            best_mode = _public(best_g[0])
         if best_mode == Mode.FIT:
             return best, [], True
         return best, reasons, False
+
+    def _try_flavor(self, fq: FlavorQuotas, requests: dict[str, int], usage: Usage,
+                    reasons: list[str]) -> tuple[bool, Granular, dict[str, FlavorAssignment]]:
+        """Current Kueue: the flavor's representative (worst) mode over the group's
+        resources, and whether the search stops here (``shouldTryNextFlavor``)."""
+        rep: Granular = (G_FIT, 0)
+        assignments: dict[str, FlavorAssignment] = {}
+        for r in sorted(requests):
+            assumed = usage.get(fq.name, {}).get(r, 0)
+            g, why = self._fits_quota_available(fq.name, r, assumed, requests[r],
+                                                fq.resources[r])
+            reasons.extend(why)
+            if is_preferred(rep, g):
+                rep = g
+            if rep[0] == G_NO_FIT:
+                break
+            assignments[r] = FlavorAssignment(fq.name, _public(g[0]), g[1])
+        cq = self.cq.spec
+        try_next = (rep[0] in (G_NO_FIT, G_NO_CANDIDATES)
+                    or (rep[0] in (G_PREEMPT, G_RECLAIM) and cq.when_can_preempt == TRY_NEXT_FLAVOR)
+                    or (rep[1] > 0 and cq.when_can_borrow == TRY_NEXT_FLAVOR))
+        return not try_next, rep, assignments
+
+    def _fits_quota_available(self, flavor: str, res: str, assumed: int, request: int,
+                              q: ResourceQuota) -> tuple[Granular, list[str]]:
+        """Current ``fitsResourceQuota``: NoFit above the potential capacity, Fit within
+        the available quota, else a preemption mode (asking the oracle when given)."""
+        st = self.cq
+        fr = (flavor, res)
+        val = assumed + request
+        max_capacity = st.potential_available(fr)
+        if val > max_capacity:
+            return (G_NO_FIT, 0), [
+                f"insufficient quota for {res} in flavor {flavor}, previously considered "
+                f"podsets requests ({format_amount(res, assumed)}) + current podset request "
+                f"({format_amount(res, request)}) > maximum capacity "
+                f"({format_amount(res, max_capacity)})"]
+        available = max(0, st.available(fr))
+        level, may_reclaim = lowest_subtree_that_fits(st, fr, val)
+        if val <= available:
+            return (G_FIT, level), []
+        why = [f"insufficient unused quota for {res} in flavor {flavor}, "
+               f"{format_amount(res, val - available)} more needed"]
+        if (q.nominal >= val or may_reclaim or self.can_preempt_within_cluster_queue()
+                or self.can_preempt_while_borrowing()):
+            if self.oracle is None:
+                return (G_PREEMPT, level), why
+            return self.oracle(fr, val), why
+        return (G_NO_FIT, level), why
+
+    def can_preempt_within_cluster_queue(self) -> bool:
+        """withinClusterQueue is not Never."""
+        return self.cq.spec.preemption.within_cluster_queue != NEVER
 
     def _try_next(self, mode: Mode, needs_borrowing: bool) -> bool:
         """``shouldTryNextFlavor``."""

@@ -21,7 +21,7 @@ from kubepreempt.kueue.objects import (
     LOWER_OR_NEWER_EQUAL_PRIORITY,
     NEVER,
 )
-from kubepreempt.kueue.quota import CQState, Snapshot, Usage, WorkloadInfo
+from kubepreempt.kueue.quota import CohortState, CQState, Snapshot, Usage, WorkloadInfo
 
 IN_CLUSTER_QUEUE = "InClusterQueue"
 IN_COHORT_RECLAMATION = "InCohortReclamation"
@@ -120,8 +120,9 @@ def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
     else:
         for cand in st.workloads.values():
             trace.skipped[cand.key] = "withinClusterQueue: Never"
+    tree = _cohort_tree(st)
     if st.cohort is not None and pol.reclaim_within_cohort != NEVER:
-        for other in sorted(st.cohort.members, key=lambda m: m.name):
+        for other in sorted(tree, key=lambda m: m.name):
             if other is st:
                 continue
             if not cq_is_borrowing(other, res_per_flv):
@@ -139,11 +140,17 @@ def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
                     continue
                 out.append(cand)
     elif st.cohort is not None:
-        for other in st.cohort.members:
+        for other in tree:
             if other is not st:
                 for cand in other.workloads.values():
                     trace.skipped[cand.key] = "reclaimWithinCohort: Never"
     return out
+
+
+def _cohort_tree(st: CQState) -> list[CQState]:
+    """Every ClusterQueue of ``st``'s cohort tree (root's subtree)."""
+    root = st.root()
+    return root.subtree_cluster_queues() if isinstance(root, CohortState) else [st]
 
 
 def _reservation_time(info: WorkloadInfo, now: float) -> float:
@@ -164,8 +171,12 @@ def candidate_order_key(cq_name: str, now: float) -> Callable[[WorkloadInfo], tu
     return key
 
 
-def workload_fits(req: Usage, st: CQState, allow_borrowing: bool) -> bool:
-    """``workloadFits``: the requests fit the queue's quota (and the cohort's)."""
+def workload_fits(req: Usage, st: CQState, allow_borrowing: bool,
+                  available_quota: bool = False) -> bool:
+    """``workloadFits``: the requests fit the queue's quota (and the cohort's); with
+    ``available_quota`` as current Kueue checks it (:meth:`CQState.fits`)."""
+    if available_quota:
+        return st.fits(req, allow_borrowing)
     for rg in st.spec.resource_groups:
         for fq in rg.flavors:
             flv_req = req.get(fq.name)
@@ -187,6 +198,10 @@ def workload_fits(req: Usage, st: CQState, allow_borrowing: bool) -> bool:
     return True
 
 
+def _fits(req: Usage, st: CQState, snap: Snapshot, allow_borrowing: bool) -> bool:
+    return workload_fits(req, st, allow_borrowing, snap.config.semantics.available_quota)
+
+
 def queue_under_nominal_in_all_requested(req: Usage, st: CQState) -> bool:
     """v0.7's ``queueUnderNominalInAllRequestedResources``."""
     for rg in st.spec.resource_groups:
@@ -203,7 +218,7 @@ def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
     """Re-admit targets in reverse (all but the last added) while the preemptor fits."""
     for i in range(len(targets) - 2, -1, -1):
         snap.add_workload(targets[i].info)
-        if workload_fits(req, st, allow_borrowing):
+        if _fits(req, st, snap, allow_borrowing):
             trace.note(f"spared {targets[i].info.key}: the workload still fits with it")
             targets[i] = targets[-1]  # O(1) removal, as upstream (order is not kept)
             targets.pop()
@@ -254,7 +269,7 @@ def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: Re
         snap.remove_workload(cand)
         targets.append(Target(cand, reason))
         trace.note(f"  take {cand.key} ({reason})")
-        if workload_fits(req, st, allow_borrowing):
+        if _fits(req, st, snap, allow_borrowing):
             fits = True
             break
     return _finish(fits, targets, req, st, snap, allow_borrowing, trace,
@@ -363,7 +378,7 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
             snap.remove_workload(cand)
             targets.append(Target(cand, IN_CLUSTER_QUEUE))
             trace.note(f"  take {cand.key} (InClusterQueue)")
-            if workload_fits(req, nominated, True):
+            if _fits(req, nominated, snap, True):
                 fits = True
                 break
             new_share = nominated.dominant_resource_share(req, 1)[0]
@@ -382,7 +397,7 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                 targets.append(Target(cand, reason))
                 trace.note(f"  take {cand.key} from {cand_cq.st.name} ({reason}; share "
                            f"{cand_cq.share} -> {new_cand_share}, preemptor {new_share})")
-                if workload_fits(req, nominated, True):
+                if _fits(req, nominated, snap, True):
                     fits = True
                     break
                 cand_cq.workloads = cand_cq.workloads[i + 1:]
@@ -404,7 +419,7 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                 targets.append(Target(cand, IN_COHORT_FAIR_SHARING))
                 trace.note(f"  take {cand.key} from {cand_cq.st.name} (second strategy; "
                            f"share {cand_cq.share}, preemptor {new_share})")
-                if workload_fits(req, nominated, True):
+                if _fits(req, nominated, snap, True):
                     fits = True
     return _finish(fits, targets, req, nominated, snap, True, trace,
                    "  the workload does not fit with the allowed preemptions")

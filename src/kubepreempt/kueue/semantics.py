@@ -13,8 +13,8 @@ from kubepreempt.api.errors import InputError
 
 V0_7 = "v0.7"
 CURRENT = "current"
-# The upstream release the CURRENT switches follow (see docs/CONFORMANCE.md).
-CURRENT_RELEASE = "v0.15"
+# The upstream source the CURRENT switches follow (see docs/CONFORMANCE.md).
+CURRENT_RELEASE = "main (v0.17 era, v1beta2)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +25,38 @@ class Semantics:
     # GetQueueOrderTimestamp: an AdmissionCheck eviction also resets the queue-order time
     # (v0.9+); v0.7 uses the eviction time only for PodsReadyTimeout evictions.
     admission_check_eviction_orders: bool
+    # The LendingLimit feature gate's default (alpha/off in v0.7, beta/on since v0.9).
+    lending_limit_default: bool
+    # Cohort objects with parentName, their own quota and limits, and cycle detection
+    # (v0.9+); v0.7 cohorts are only names on ClusterQueues.
+    hierarchical_cohorts: bool
+    # kueue.x-k8s.io versions read (v1beta2 since v0.15; older objects are converted).
+    api_versions: tuple[str, ...]
+    # A ClusterQueue without a cohort may not set borrowing/lending limits (webhook);
+    # kept off for v0.7 so its existing inputs load as before.
+    validate_limits: bool
+    # v1beta2's priorityClassRef: a v1beta1 priorityClassName without a
+    # priorityClassSource converts to no class (v0.7 looked the name up).
+    priority_class_needs_source: bool
+    # Quota checks use the snapshot's available/potential capacity walking the cohort
+    # tree (``Available``, ``PotentialAvailable``, ``FindHeightOfLowestSubtreeThatFits``);
+    # v0.7 compared usage with nominal + borrowingLimit and the flat cohort's total.
+    available_quota: bool
+    # A flavor is matched against the pod set's node selector/affinity restricted to its
+    # own label keys; v0.7 used the union of the resource group's flavors' keys.
+    flavor_own_label_keys: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
-    V0_7: Semantics(V0_7, admission_check_eviction_orders=False),
-    CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True),
+    V0_7: Semantics(V0_7, admission_check_eviction_orders=False, lending_limit_default=False,
+                    hierarchical_cohorts=False, api_versions=("v1beta1",),
+                    validate_limits=False, priority_class_needs_source=False,
+                    available_quota=False, flavor_own_label_keys=False),
+    CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
+                       lending_limit_default=True, hierarchical_cohorts=True,
+                       api_versions=("v1beta1", "v1beta2", "v1alpha1"),
+                       validate_limits=True, priority_class_needs_source=True,
+                       available_quota=True, flavor_own_label_keys=True),
 }
 
 
