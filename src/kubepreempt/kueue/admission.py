@@ -13,7 +13,7 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.priority import parse_priority_class
-from kubepreempt.kueue.conditions import victim_conditions
+from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
 from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -132,6 +132,9 @@ class Decision:
     trace: Trace = field(default_factory=Trace)
     explain: dict[str, Any] = field(default_factory=dict)
     preemptor_uid: str = ""
+    preemptor_job_uid: str = ""
+    detailed_conditions: bool = False
+    paths: dict[str, str] = field(default_factory=dict)  # ClusterQueue -> /root/.../queue
     now: float = 0.0
     requests: Usage = field(default_factory=dict)  # flavor -> resource -> amount
 
@@ -154,9 +157,18 @@ class Decision:
 
     def victim_status(self) -> dict[str, dict[str, Any]]:
         """Each victim's ``status.conditions`` as Kueue v0.7 leaves them."""
-        return {t.info.key: {"conditions": victim_conditions(
-            t.info.obj, self.preemptor_uid, t.info.cluster_queue == self.cluster_queue,
-            self.now)} for t in sorted(self.targets, key=lambda t: t.info.key)}
+        out = {}
+        for t in sorted(self.targets, key=lambda t: t.info.key):
+            detailed = None
+            if self.detailed_conditions:
+                detailed = (t.reason, current_preemption_message(
+                    self.preemptor_uid, self.preemptor_job_uid, t.reason,
+                    self.paths.get(self.cluster_queue or "", ""),
+                    self.paths.get(t.info.cluster_queue, "")))
+            out[t.info.key] = {"conditions": victim_conditions(
+                t.info.obj, self.preemptor_uid, t.info.cluster_queue == self.cluster_queue,
+                self.now, detailed)}
+        return out
 
 
 def _quota_table(snap: Snapshot, names: list[str]) -> list[dict[str, Any]]:
@@ -191,7 +203,9 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     wl = inputs.workloads.get(key)
     if wl is None:
         raise InputError(f"workload {key} not found in the input", kind="Workload", name=key)
-    d = Decision(key, None, "pending", preemptor_uid=wl.uid, now=now)
+    d = Decision(key, None, "pending", preemptor_uid=wl.uid, now=now,
+                 preemptor_job_uid=wl.job_uid,
+                 detailed_conditions=inputs.semantics.detailed_preempted_condition)
     if wl.has_quota_reservation:
         d.cluster_queue = wl.admission_cq
         d.result = "admit"
@@ -241,8 +255,15 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         d.message += "; no preemption targets found" if d.message else "no targets found"
         return d
     d.result = "preempt"
+    for name in {st.name, *(t.info.cluster_queue for t in d.targets)}:
+        d.paths[name] = queue_path(snap.cqs[name])
     _explain_after(d, snap, info, assignment, related)
     return d
+
+
+def queue_path(st: CQState) -> str:
+    """``buildCQPath``: ``/root/.../cohort/queue``."""
+    return "/" + "/".join([n.name for n in reversed(st.path_to_root())] + [st.name])
 
 
 def _explain_after(d: Decision, snap: Snapshot, info: WorkloadInfo, assignment: Assignment,

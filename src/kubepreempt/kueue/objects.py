@@ -499,6 +499,7 @@ class Workload:
     generation: int | None = None
     source: Source = field(default_factory=Source)
     raw_conditions: tuple[Mapping[str, Any], ...] = ()
+    job_uid: str = ""  # label kueue.x-k8s.io/job-uid (current Preempted messages)
 
     @property
     def key(self) -> str:
@@ -648,6 +649,7 @@ def _priority_class(spec: Mapping[str, Any], version: str) -> tuple[str, str]:
     raise ValueError(f"spec.priorityClassRef: unknown group/kind {group}/{kind}")
 
 
+JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 WPC_SOURCE = "kueue.x-k8s.io/workloadpriorityclass"
 PC_SOURCE = "scheduling.k8s.io/priorityclass"
 
@@ -698,6 +700,7 @@ def parse_workload(obj: RawObject, resolve_priority: Callable[[str, str], int],
             source=obj.source,
             raw_conditions=tuple(c for c in _list(status.get("conditions"), "conditions")
                                  if isinstance(c, Mapping)),
+            job_uid=str(_map(meta.get("labels"), "metadata.labels").get(JOB_UID_LABEL) or ""),
         )
 
     return _guard(obj, "Workload", build)

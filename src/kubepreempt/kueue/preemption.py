@@ -198,7 +198,7 @@ def workload_fits(req: Usage, st: CQState, allow_borrowing: bool,
     return True
 
 
-def _fits(req: Usage, st: CQState, snap: Snapshot, allow_borrowing: bool) -> bool:
+def fits_with(req: Usage, st: CQState, snap: Snapshot, allow_borrowing: bool) -> bool:
     return workload_fits(req, st, allow_borrowing, snap.config.semantics.available_quota)
 
 
@@ -218,7 +218,7 @@ def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
     """Re-admit targets in reverse (all but the last added) while the preemptor fits."""
     for i in range(len(targets) - 2, -1, -1):
         snap.add_workload(targets[i].info)
-        if _fits(req, st, snap, allow_borrowing):
+        if fits_with(req, st, snap, allow_borrowing):
             trace.note(f"spared {targets[i].info.key}: the workload still fits with it")
             targets[i] = targets[-1]  # O(1) removal, as upstream (order is not kept)
             targets.pop()
@@ -227,7 +227,7 @@ def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
     return targets
 
 
-def _finish(fits: bool, targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
+def finish_targets(fits: bool, targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
             allow_borrowing: bool, trace: Trace, no_fit: str) -> list[Target]:
     """End of both target searches: nothing when the workload still does not fit, else the
     targets minimised in reverse; either way the snapshot gets its workloads back."""
@@ -269,10 +269,10 @@ def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: Re
         snap.remove_workload(cand)
         targets.append(Target(cand, reason))
         trace.note(f"  take {cand.key} ({reason})")
-        if _fits(req, st, snap, allow_borrowing):
+        if fits_with(req, st, snap, allow_borrowing):
             fits = True
             break
-    return _finish(fits, targets, req, st, snap, allow_borrowing, trace,
+    return finish_targets(fits, targets, req, st, snap, allow_borrowing, trace,
                    "  the workload does not fit even without all these candidates")
 
 
@@ -378,7 +378,7 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
             snap.remove_workload(cand)
             targets.append(Target(cand, IN_CLUSTER_QUEUE))
             trace.note(f"  take {cand.key} (InClusterQueue)")
-            if _fits(req, nominated, snap, True):
+            if fits_with(req, nominated, snap, True):
                 fits = True
                 break
             new_share = nominated.dominant_resource_share(req, 1)[0]
@@ -397,7 +397,7 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                 targets.append(Target(cand, reason))
                 trace.note(f"  take {cand.key} from {cand_cq.st.name} ({reason}; share "
                            f"{cand_cq.share} -> {new_cand_share}, preemptor {new_share})")
-                if _fits(req, nominated, snap, True):
+                if fits_with(req, nominated, snap, True):
                     fits = True
                     break
                 cand_cq.workloads = cand_cq.workloads[i + 1:]
@@ -419,9 +419,9 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                 targets.append(Target(cand, IN_COHORT_FAIR_SHARING))
                 trace.note(f"  take {cand.key} from {cand_cq.st.name} (second strategy; "
                            f"share {cand_cq.share}, preemptor {new_share})")
-                if _fits(req, nominated, snap, True):
+                if fits_with(req, nominated, snap, True):
                     fits = True
-    return _finish(fits, targets, req, nominated, snap, True, trace,
+    return finish_targets(fits, targets, req, nominated, snap, True, trace,
                    "  the workload does not fit with the allowed preemptions")
 
 
@@ -433,6 +433,12 @@ def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: f
     """
     trace = trace or Trace()
     res_per_flv = resources_requiring_preemption(assignment)
+    sem = snap.config.semantics
+    if sem.classified_preemption and not snap.config.fair_sharing:
+        # Imported here: classic builds on this module's Target, Trace and fits helpers.
+        from kubepreempt.kueue.classic import classic_targets
+        frs = {(f, r) for f, rs in res_per_flv.items() for r in rs}
+        return classic_targets(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
     st = snap.cqs[wl.cluster_queue]
     candidates = find_candidates(wl, st, res_per_flv, trace,
                                  snap.config.semantics.admission_check_eviction_orders)

@@ -45,18 +45,27 @@ class Semantics:
     # A flavor is matched against the pod set's node selector/affinity restricted to its
     # own label keys; v0.7 used the union of the resource group's flavors' keys.
     flavor_own_label_keys: bool
+    # Classic preemption classifies candidates (own queue, hierarchical reclaim, reclaim
+    # with/without borrowing) and makes up to two greedy passes; v0.7 made one pass per
+    # heuristic and switched borrowing off mid-way.
+    classified_preemption: bool
+    # Preempted condition: detailed reasons and "... due to ...; preemptor path: ..."
+    # messages (v0.7: InClusterQueue/InCohort, "... in the ClusterQueue|cohort").
+    detailed_preempted_condition: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
     V0_7: Semantics(V0_7, admission_check_eviction_orders=False, lending_limit_default=False,
                     hierarchical_cohorts=False, api_versions=("v1beta1",),
                     validate_limits=False, priority_class_needs_source=False,
-                    available_quota=False, flavor_own_label_keys=False),
+                    available_quota=False, flavor_own_label_keys=False,
+                    classified_preemption=False, detailed_preempted_condition=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
                        validate_limits=True, priority_class_needs_source=True,
-                       available_quota=True, flavor_own_label_keys=True),
+                       available_quota=True, flavor_own_label_keys=True,
+                       classified_preemption=True, detailed_preempted_condition=True),
 }
 
 
