@@ -434,10 +434,13 @@ def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: f
     trace = trace or Trace()
     res_per_flv = resources_requiring_preemption(assignment)
     sem = snap.config.semantics
+    frs = {(f, r) for f, rs in res_per_flv.items() for r in rs}
+    # Imported here: classic and fair build on this module's Target, Trace and helpers.
+    if sem.fair_sharing_tree and snap.config.fair_sharing:
+        from kubepreempt.kueue.fair import fair_targets
+        return fair_targets(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
     if sem.classified_preemption and not snap.config.fair_sharing:
-        # Imported here: classic builds on this module's Target, Trace and fits helpers.
         from kubepreempt.kueue.classic import classic_targets
-        frs = {(f, r) for f, rs in res_per_flv.items() for r in rs}
         return classic_targets(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
     st = snap.cqs[wl.cluster_queue]
     candidates = find_candidates(wl, st, res_per_flv, trace,

@@ -356,6 +356,9 @@ class Snapshot:
         self.cqs: dict[str, CQState] = {}
         self.cohorts: dict[str, CohortState] = {}
         cyclic = _cyclic_cohorts(specs)
+        for name in specs:  # every Cohort object is a node, with or without queues
+            if name not in cyclic:
+                self._cohort(name, specs, lending)
         for cq in cluster_queues:
             missing = [f for f in cq.flavor_names() if f not in known]
             if missing:
@@ -399,12 +402,12 @@ class Snapshot:
             parent.children.append(node)
         return node
 
-    @staticmethod
-    def _update(st: CQState, info: WorkloadInfo, m: int) -> None:
+    def _update(self, st: CQState, info: WorkloadInfo, m: int) -> None:
+        every = self.config.semantics.usage_of_undeclared
         for ps in info.total_requests:
             for res, flv in ps.flavors.items():
                 fr = (flv, res)
-                if res in ps.requests and fr in st.quotas:
+                if res in ps.requests and (every or fr in st.quotas):
                     if m > 0:
                         st.add_usage(fr, ps.requests[res])
                     else:

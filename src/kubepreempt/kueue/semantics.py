@@ -52,6 +52,14 @@ class Semantics:
     # Preempted condition: detailed reasons and "... due to ...; preemptor path: ..."
     # messages (v0.7: InClusterQueue/InCohort, "... in the ClusterQueue|cohort").
     detailed_preempted_condition: bool
+    # Fair sharing always runs its own search: the cohort tree is walked for the highest
+    # dominant resource share (float, weight 0 infinite only while borrowing), the
+    # preemptor's share includes the incoming workload, borrowWithinCohort is ignored.
+    # v0.7 fell back to classic when every candidate was in the preemptor's queue.
+    fair_sharing_tree: bool
+    # A ClusterQueue's usage counts every flavor-resource its workloads hold, declared
+    # in its quota or not (``addUsage``); v0.7 counted only the declared ones.
+    usage_of_undeclared: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -59,13 +67,15 @@ SEMANTICS: dict[str, Semantics] = {
                     hierarchical_cohorts=False, api_versions=("v1beta1",),
                     validate_limits=False, priority_class_needs_source=False,
                     available_quota=False, flavor_own_label_keys=False,
-                    classified_preemption=False, detailed_preempted_condition=False),
+                    classified_preemption=False, detailed_preempted_condition=False,
+                    fair_sharing_tree=False, usage_of_undeclared=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
                        validate_limits=True, priority_class_needs_source=True,
                        available_quota=True, flavor_own_label_keys=True,
-                       classified_preemption=True, detailed_preempted_condition=True),
+                       classified_preemption=True, detailed_preempted_condition=True,
+                       fair_sharing_tree=True, usage_of_undeclared=True),
 }
 
 
