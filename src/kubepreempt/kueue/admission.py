@@ -33,6 +33,7 @@ from kubepreempt.kueue.objects import (
     parse_workload,
     parse_workload_priority_class,
 )
+from kubepreempt.kueue.oracle import preemption_oracle
 from kubepreempt.kueue.preemption import Target, Trace, get_targets
 from kubepreempt.kueue.quota import (
     CohortState,
@@ -234,8 +235,10 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         return d
     st = snap.cqs[lq.cluster_queue]
     info = workload_info(wl, lq.cluster_queue)
+    oracle = preemption_oracle(info, snap, now) \
+        if inputs.semantics.flavor_preemption_oracle else None
     assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,
-                                inputs.config.fair_sharing, inputs.semantics).assign()
+                                inputs.config.fair_sharing, inputs.semantics, oracle).assign()
     d.flavors = assignment.flavors()
     d.requests = assignment.total_requests_for(info)
     d.borrowing = assignment.borrowing

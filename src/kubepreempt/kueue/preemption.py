@@ -425,6 +425,18 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                    "  the workload does not fit with the allowed preemptions")
 
 
+def targets_for(wl: WorkloadInfo, req: Usage, frs: set[tuple[str, str]], snap: Snapshot,
+                now: float, trace: Trace) -> list[Target]:
+    """Current ``getTargets`` for requests ``req`` whose flavor-resources ``frs`` need
+    preemption: fair sharing or classic, as the configuration says."""
+    # Imported here: classic and fair build on this module's Target, Trace and helpers.
+    if snap.config.fair_sharing:
+        from kubepreempt.kueue.fair import fair_targets
+        return fair_targets(wl, req, frs, snap, now, trace)
+    from kubepreempt.kueue.classic import classic_targets
+    return classic_targets(wl, req, frs, snap, now, trace)
+
+
 def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: float,
                 trace: Trace | None = None) -> list[Target]:
     """Workloads to evict so that ``wl`` fits with ``assignment`` (``GetTargets``).
@@ -434,14 +446,9 @@ def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: f
     trace = trace or Trace()
     res_per_flv = resources_requiring_preemption(assignment)
     sem = snap.config.semantics
-    frs = {(f, r) for f, rs in res_per_flv.items() for r in rs}
-    # Imported here: classic and fair build on this module's Target, Trace and helpers.
-    if sem.fair_sharing_tree and snap.config.fair_sharing:
-        from kubepreempt.kueue.fair import fair_targets
-        return fair_targets(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
-    if sem.classified_preemption and not snap.config.fair_sharing:
-        from kubepreempt.kueue.classic import classic_targets
-        return classic_targets(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
+    if sem.classified_preemption or sem.fair_sharing_tree:
+        frs = {(f, r) for f, rs in res_per_flv.items() for r in rs}
+        return targets_for(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
     st = snap.cqs[wl.cluster_queue]
     candidates = find_candidates(wl, st, res_per_flv, trace,
                                  snap.config.semantics.admission_check_eviction_orders)

@@ -60,6 +60,9 @@ class Semantics:
     # A ClusterQueue's usage counts every flavor-resource its workloads hold, declared
     # in its quota or not (``addUsage``); v0.7 counted only the declared ones.
     usage_of_undeclared: bool
+    # Flavor assignment asks the preemption oracle per flavor (a flavor whose preemption
+    # finds no targets loses to later flavors under whenCanPreempt: TryNextFlavor).
+    flavor_preemption_oracle: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -68,14 +71,16 @@ SEMANTICS: dict[str, Semantics] = {
                     validate_limits=False, priority_class_needs_source=False,
                     available_quota=False, flavor_own_label_keys=False,
                     classified_preemption=False, detailed_preempted_condition=False,
-                    fair_sharing_tree=False, usage_of_undeclared=False),
+                    fair_sharing_tree=False, usage_of_undeclared=False,
+                    flavor_preemption_oracle=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
                        validate_limits=True, priority_class_needs_source=True,
                        available_quota=True, flavor_own_label_keys=True,
                        classified_preemption=True, detailed_preempted_condition=True,
-                       fair_sharing_tree=True, usage_of_undeclared=True),
+                       fair_sharing_tree=True, usage_of_undeclared=True,
+                       flavor_preemption_oracle=True),
 }
 
 
