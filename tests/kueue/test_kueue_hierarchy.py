@@ -234,3 +234,35 @@ def test_kueue_version_flag_default_is_current(tmp_path: Path, capsys: Any) -> N
     assert (code, json.loads(out)["result"]) == (0, "admit")
     with pytest.raises(InputError):
         inputs(objs, "v0.3")
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kueue"
+
+
+def test_hierarchical_example(capsys: Any) -> None:
+    # research/train (6 cpu) fits research's subtree quota (4 + 4): research-cq has the
+    # hierarchical advantage over ops-cq, which borrows all 8 cpus. Taking batch-1 (6)
+    # frees enough; batch-2 (2) would not, and is spared.
+    code = main(["kueue", str(EXAMPLES / "hierarchical.yaml"), "--workload",
+                 "research/train", "-o", "yaml", "--now", "2025-06-01T12:00:00Z"])
+    out = yaml.safe_load(capsys.readouterr().out)
+    assert code == 0
+    assert (out["result"], out["victims"], out["borrowing"]) == ("preempt", ["ops/batch-1"],
+                                                                 True)
+    assert out["reasons"] == {"ops/batch-1": "InCohortReclamation"}
+    conds = {c["type"]: c for c in out["victimStatus"]["ops/batch-1"]["conditions"]}
+    assert conds["Preempted"]["message"] == (
+        "Preempted to accommodate a workload (UID: 7f3b9c10-aaaa-4c2d-8e9f-0a1b2c3d4e5f, "
+        "JobUID: 3d2c1b0a-bbbb-4f5e-9d8c-7b6a5f4e3d2c) due to reclamation within the cohort; "
+        "preemptor path: /company/research/research-cq; preemptee path: /company/ops-cq")
+
+
+def test_fair_example_reclaims_within_nominal_in_current_kueue(capsys: Any) -> None:
+    args = ["kueue", str(EXAMPLES / "fair-sharing.yaml"), "--workload", "team-c/c-new",
+            "-o", "json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["reasons"] == {"team-b/b5":
+                                                              "InCohortReclamation"}
+    assert main([*args, "--kueue-version", "v0.7"]) == 0
+    assert json.loads(capsys.readouterr().out)["reasons"] == {"team-b/b5":
+                                                              "InCohortFairSharing"}

@@ -14,6 +14,7 @@ from typing import Any
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
+from kubepreempt.kueue.fair import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -186,6 +187,9 @@ def _quota_table(snap: Snapshot, names: list[str]) -> list[dict[str, Any]]:
 
 
 def _shares(snap: Snapshot, names: list[str]) -> dict[str, int]:
+    """Weighted shares as ``status.fairSharing.weightedShare`` shows them."""
+    if snap.config.semantics.fair_sharing_tree:
+        return {n: dominant_resource_share(snap.cqs[n]).rounded() for n in names}
     return {n: snap.cqs[n].dominant_resource_share()[0] for n in names}
 
 
