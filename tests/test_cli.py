@@ -25,7 +25,11 @@ def test_example_preempts_on_the_node_with_the_youngest_victim(capsys) -> None:
     # node-a and node-b each need one priority-1000 victim; batch-2 started later -> node-b.
     assert json.loads(out) == {"pod": "shop/checkout", "result": "preempt", "node": "node-b",
                                "victims": ["jobs/batch-2"], "pdbViolations": 0,
-                               "clearedNominations": []}
+                               "clearedNominations": [],
+                               # A successful PostFilter's empty message replaces the others':
+                               # the pod's condition carries only the filter histogram.
+                               "message": "0/3 nodes are available: 1 node(s) had untolerated "
+                                          "taint(s), 2 Insufficient cpu."}
 
 
 def test_readable_output_and_explain(capsys) -> None:
@@ -80,8 +84,9 @@ def test_unschedulable_message_as_upstream(tmp_path: Path, capsys) -> None:
     assert code == 0
     got = json.loads(out)
     assert got["result"] == "unschedulable" and got["node"] is None
+    # DefaultPreemption off; the DynamicResources PostFilter still reports (no claims).
     assert got["message"] == ("0/3 nodes are available: 1 node(s) had untolerated taint(s), "
-                              "2 Insufficient cpu.")
+                              "2 Insufficient cpu. no new claims to deallocate")
 
 
 BAD_INPUTS = {

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from plugins.test_inter_pod_affinity import In, make_cluster, make_node, make_pod, term, weighted
+from plugins.plugin_builders import In, make_cluster, make_node, make_pod, term, weighted
 
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster

@@ -175,8 +175,9 @@ def test_node_name_prefilter_evaluates_only_named_nodes() -> None:
     assert d.result == "unschedulable"
     assert d.message == (
         "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) "
-        "[NodeAffinity]. preemption: 0/3 nodes are available: 1 No preemption victims found "
-        "for incoming pod, 2 Preemption is not helpful for scheduling..")
+        "[NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: "
+        "1 No preemption victims found for incoming pod, "
+        "2 Preemption is not helpful for scheduling.")
 
 
 def test_node_name_prefilter_with_conflicting_terms() -> None:
@@ -185,7 +186,8 @@ def test_node_name_prefilter_with_conflicting_terms() -> None:
         {"key": "metadata.name", "operator": "In", "values": ["b"]}]})
     c = cluster_of(node("a"), node("b"), pod("p", "1", spec_extra=both))
     d = schedule(c, "default/p", preemption=False)
-    assert d.message == "0/2 nodes are available: pod affinity terms conflict."
+    # DynamicResources' PreFilter never ran, so its PostFilter errs with "not found".
+    assert d.message == "0/2 nodes are available: pod affinity terms conflict. not found"
 
 
 def test_daemonset_pod_preempts_on_its_node() -> None:

@@ -39,8 +39,9 @@ def test_only_lower_priority_pods_are_victims() -> None:
                    pod("new", "1", priority=10))
     d = schedule(c, "default/new")
     assert d.result == "unschedulable"
-    assert d.message == ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes "
-                         "are available: 1 No preemption victims found for incoming pod..")
+    assert d.message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                         "deallocate, preemption: 0/1 nodes are available: 1 No preemption "
+                         "victims found for incoming pod.")
 
 
 def test_preemption_policy_never_does_not_preempt() -> None:
@@ -49,7 +50,7 @@ def test_preemption_policy_never_does_not_preempt() -> None:
                    pod("new", "1", spec_extra={"priorityClassName": "np"}))
     d = schedule(c, "default/new")
     assert d.result == "unschedulable"
-    assert d.message.endswith("preemption: not eligible due to preemptionPolicy=Never..")
+    assert d.message.endswith("preemption: not eligible due to preemptionPolicy=Never.")
 
 
 def test_unresolvable_nodes_are_never_candidates() -> None:
@@ -62,8 +63,9 @@ def test_unresolvable_nodes_are_never_candidates() -> None:
     assert d.result == "unschedulable"
     assert d.message == (
         "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). "
-        "preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, "
-        "1 Preemption is not helpful for scheduling..")
+        "no new claims to deallocate, preemption: 0/2 nodes are available: "
+        "1 No preemption victims found for incoming pod, "
+        "1 Preemption is not helpful for scheduling.")
 
 
 def test_pdb_violating_pods_are_reprieved_first_and_counted() -> None:

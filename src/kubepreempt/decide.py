@@ -20,14 +20,22 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import load_documents
+from kubepreempt.scheduler.cycle import (
+    IGNORED,
+    PREEMPT,
+    SCHEDULED,
+    SCHEDULING_GATED,
+    SKIPPED,
+    UNSCHEDULABLE,
+    CycleResult,
+    schedule_one,
+)
 from kubepreempt.scheduler.framework import Status
-from kubepreempt.scheduler.preemption import PreemptionResult, Preemptor
-from kubepreempt.scheduler.scheduler import Scheduler, fit_error_message
+from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
+from kubepreempt.scheduler.scheduler import Scheduler
 
-SCHEDULED = "scheduled"
-PREEMPT = "preempt"
-UNSCHEDULABLE = "unschedulable"
-SCHEDULING_GATED = "Scheduling is blocked due to non-empty scheduling gates"
+__all__ = ["IGNORED", "PREEMPT", "SCHEDULED", "SCHEDULING_GATED", "SKIPPED", "UNSCHEDULABLE",
+           "Decision", "decision_from", "load_cluster", "resolve_pod", "schedule"]
 
 
 @dataclass(slots=True)
@@ -150,54 +158,33 @@ def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:
 def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
              sample: bool = False, seed: int | None = None, now: float | None = None,
              scheduler: Scheduler | None = None) -> Decision:
-    """Decide where ``pod`` goes, as kube-scheduler would (the cluster is not changed)."""
+    """Decide where ``pod`` goes, as kube-scheduler would (the cluster is not changed).
+
+    One scheduling cycle (:func:`kubepreempt.scheduler.cycle.schedule_one`) with every
+    node's status, the score table and every preemption candidate materialised.
+    """
     target = resolve_pod(cluster, pod)
-    spec = target.raw.get("spec") if isinstance(target.raw, dict) else None
-    if isinstance(spec, dict) and spec.get("schedulingGates"):
-        # Upstream's SchedulingGates PreEnqueue keeps the pod out of the queue entirely.
-        return Decision(target.key, UNSCHEDULABLE, None, message=SCHEDULING_GATED,
-                        num_nodes=len(cluster.nodes))
     sched = scheduler or Scheduler(cluster)
-    state, prefilter, filters = sched.new_state(target)
-    nodes = cluster.nodes  # names are read only for nodes reported (no list of all)
-    num_nodes = len(nodes)
-    if prefilter is not None:
-        outcome_statuses = dict.fromkeys(range(num_nodes), prefilter)
-        feasible = np.zeros(0, np.int64)
-    else:
-        feasible = _nominated_first(sched, target, state, filters)
-        outcome_statuses = {}
-        if feasible is None:
-            outcome = sched.find_feasible(target, state, filters)
-            feasible, outcome_statuses = outcome.feasible, outcome.statuses
-    statuses = {nodes[i].name: s for i, s in outcome_statuses.items()}
-    if feasible.size:
-        best, scores = sched.select_host(state, feasible)
-        parts = _ScoreParts(list(nodes), feasible, scores) if scores else None
-        return Decision(target.key, SCHEDULED, nodes[best].name, statuses=statuses,
-                        _score_parts=parts, num_nodes=num_nodes)
-    message = fit_error_message(num_nodes, outcome_statuses, prefilter)
-    if not preemption:
-        return Decision(target.key, UNSCHEDULABLE, None, message=message, statuses=statuses,
-                        num_nodes=num_nodes)
-    result = Preemptor(sched, sample=sample, seed=seed, now=now).preempt(
-        target, state, filters, outcome_statuses)
-    pre_statuses = {nodes[i].name: s for i, s in result.statuses.items()}
-    if result.node is None:
-        return Decision(target.key, UNSCHEDULABLE, None, message=f"{message} {result.message}.",
-                        statuses=statuses, preemption=result, num_nodes=num_nodes,
-                        preemption_statuses=pre_statuses)
-    return Decision(target.key, PREEMPT, result.node, [p.key for p in result.victims],
-                    pdb_violations=result.pdb_violations,
-                    cleared_nominations=[p.key for p in result.cleared_nominations],
-                    statuses=statuses, preemption=result, num_nodes=num_nodes,
-                    preemption_statuses=pre_statuses)
+    evaluator = Evaluator(sched, sample=sample, seed=seed, now=now, materialize=True)
+    cycle = schedule_one(sched, target, preemption=preemption, explain=True, now=now,
+                         evaluator=evaluator)
+    return decision_from(cycle, cluster)
 
 
-def _nominated_first(sched: Scheduler, pod: Pod, state, filters) -> np.ndarray | None:
-    """Upstream tries a pod's nominated node first and takes it if it passes every filter."""
-    idx = sched.cluster.node_index.get(pod.nominated_node_name)
-    if idx is None:
-        return None
-    status = sched.filter_with_nominated(state, sched.cluster.node_view(idx), filters)
-    return np.array([idx], np.int64) if status is None else None
+def decision_from(cycle: CycleResult, cluster: Cluster) -> Decision:
+    """The library's :class:`Decision` for one cycle's result."""
+    nodes = cluster.nodes
+    statuses = {nodes[i].name: s for i, s in cycle.statuses.items()}
+    out = Decision(cycle.pod.key, cycle.result, cycle.node_name, message=cycle.message,
+                   statuses=statuses, num_nodes=cycle.num_nodes)
+    if cycle.scores:
+        out._score_parts = _ScoreParts(list(nodes), cycle.feasible, cycle.scores)
+    pre = cycle.preemption
+    if pre is not None:
+        out.preemption = pre
+        out.preemption_statuses = {nodes[i].name: s for i, s in pre.statuses.items()}
+        if cycle.result == PREEMPT:
+            out.victims = [p.key for p in pre.victims]
+            out.pdb_violations = pre.pdb_violations
+            out.cleared_nominations = [p.key for p in pre.cleared_nominations]
+    return out

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from kubepreempt.api.objects import PREEMPT_LOWER_PRIORITY, Node, Pod
 from kubepreempt.api.resources import GUARANTEED
 from kubepreempt.cluster import Cluster
-from kubepreempt.scheduler.preemption import Preemptor
+from kubepreempt.scheduler.cycle import PREEMPT, SCHEDULED, schedule_one
+from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 
 MI = 1024**2
@@ -155,35 +156,37 @@ def run(cluster: Cluster, pods: Iterable[Pod], progress: Callable[[int], None] |
         keep_placements: bool = False, now: float = 1e9, sample: bool = False) -> RunStats:
     """Schedule ``pods`` one by one through the default profile, applying each decision.
 
-    A pod that fits is bound. A pod that preempts is nominated to the chosen node, its
-    victims are deleted at once (grace 0, as the workloads' low-priority pods have) and the
-    pod is tried again right away: it heads the active queue with the highest priority, and
-    its nominated node is checked first, as upstream does. A pod that fits nowhere even with
-    preemption stays pending (upstream parks it in the unschedulable pool).
+    Each attempt is one :func:`~kubepreempt.scheduler.cycle.schedule_one`. A pod that fits
+    is bound. A pod that preempts is nominated to the chosen node, its victims are deleted
+    at once (grace 0, as the workloads' low-priority pods have) and the pod is tried again
+    right away: it heads the active queue with the highest priority, and its nominated
+    node is checked first, as upstream does. A pod that fits nowhere even with preemption,
+    or that kube-scheduler would not attempt (gated, another scheduler's, being deleted),
+    stays pending (upstream parks it in the unschedulable pool).
     """
     sched = Scheduler(cluster)
-    preemptor = Preemptor(sched, sample=sample, seed=0, now=now, materialize=False)
+    evaluator = Evaluator(sched, sample=sample, seed=0, now=now, materialize=False)
     stats = RunStats()
     names = [n.name for n in cluster.nodes]
     for count, pod in enumerate(pods, 1):
         cluster.add_pending(pod)
         for attempt in range(2):
-            node, failure = schedule_one(sched, pod)
-            if node is not None:
-                cluster.bind(pod, names[node])
+            # Preemption runs once; the retry is the next cycle on the nominated node.
+            res = schedule_one(sched, pod, preemption=attempt == 0, now=now,
+                               evaluator=evaluator)
+            if res.result == SCHEDULED:
+                assert res.node is not None
+                cluster.bind(pod, names[res.node])
                 sched.nominator.remove(pod)
                 stats.scheduled += 1
                 if keep_placements:
-                    stats.placements[pod.key] = names[node]
+                    stats.placements[pod.key] = names[res.node]
                 break
-            if attempt or failure is None:
-                # Already preempted once (upstream retries later), or PreFilter rejected it.
+            if res.result != PREEMPT:
                 stats.unschedulable += 1
                 break
-            result = preemptor.preempt(pod, *failure)
-            if result.node is None:
-                stats.unschedulable += 1
-                break
+            result = res.preemption
+            assert result is not None and result.node is not None
             for victim in result.victims:
                 cluster.remove(victim)
             for other in result.cleared_nominations:
@@ -195,26 +198,3 @@ def run(cluster: Cluster, pods: Iterable[Pod], progress: Callable[[int], None] |
         if progress is not None:
             progress(count)
     return stats
-
-
-def schedule_one(sched: Scheduler, pod: Pod):
-    """One scheduling cycle: the chosen node index, or the failure preemption needs.
-
-    Returns ``(index, None)`` when the pod fits, ``(None, (state, filters, statuses))``
-    when it fits nowhere, ``(None, None)`` when PreFilter rejected it.
-    """
-    state, prefilter, filters = sched.new_state(pod)
-    if prefilter is not None:
-        return None, None
-    idx = sched.cluster.node_index.get(pod.nominated_node_name)
-    if idx is not None and sched.filter_with_nominated(
-            state, sched.cluster.node_view(idx), filters) is None:
-        return idx, None  # the nominated node is tried first and taken if it passes
-    best = sched.fast_pick(pod, state, filters)
-    if best is not None:
-        return best, None
-    outcome = sched.find_feasible(pod, state, filters)
-    if outcome.feasible.size:
-        best, _ = sched.select_host(state, outcome.feasible)
-        return best, None
-    return None, (state, filters, outcome.statuses)

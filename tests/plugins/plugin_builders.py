@@ -28,6 +28,21 @@ def expr(key: str, op: str, *values: str) -> dict[str, Any]:
     return out
 
 
+def In(key, *values):  # noqa: N802 - reads like upstream's st.PodAffinityIn
+    """A label-selector requirement ``key In values``."""
+    return expr(key, "In", *values)
+
+
+def NotIn(key, *values):  # noqa: N802
+    """A label-selector requirement ``key NotIn values``."""
+    return expr(key, "NotIn", *values)
+
+
+def Exists(key):  # noqa: N802
+    """A label-selector requirement ``key Exists``."""
+    return expr(key, "Exists")
+
+
 def term(*exprs: dict[str, Any], topo: str, namespaces=None, ns_selector=None,
          selector: Any = "exprs") -> dict[str, Any]:
     """A PodAffinityTerm; ``selector=None`` leaves out labelSelector (matches nothing)."""

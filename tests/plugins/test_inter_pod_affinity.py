@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 from plugin_builders import (
+    Exists,
+    In,
+    NotIn,
     expr,
     indices,
     make_cluster,
@@ -86,18 +89,6 @@ NODE1 = make_node("node1", {"region": "r1", "zone": "z11"})
 
 def _existing() -> Pod:
     return make_pod(labels=POD_LABEL, node="node1")
-
-
-def In(key, *values):  # noqa: N802 - reads like upstream's st.PodAffinityIn
-    return expr(key, "In", *values)
-
-
-def NotIn(key, *values):  # noqa: N802
-    return expr(key, "NotIn", *values)
-
-
-def Exists(key):  # noqa: N802
-    return expr(key, "Exists")
 
 
 TEAM1 = {"matchExpressions": [In("team", "team1")]}

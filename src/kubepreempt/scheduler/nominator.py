@@ -11,6 +11,18 @@ from collections import defaultdict
 from kubepreempt.api.objects import Pod
 
 
+def counts_for(nominee: Pod, pod: Pod) -> bool:
+    """Whether ``nominee`` counts as running when ``pod`` is checked (upstream
+    ``addNominatedPods``): priority higher than or equal to the pod's, and not the pod."""
+    return nominee.priority >= pod.priority and nominee.key != pod.key
+
+
+def lower_priority_nominees(nominees: list[Pod], pod: Pod) -> list[Pod]:
+    """Upstream ``getLowerPriorityNominatedPods``: the nominees a preemption for ``pod``
+    on their node displaces (their nominations are cleared)."""
+    return [p for p in nominees if p.priority < pod.priority and p.key != pod.key]
+
+
 class Nominator:
     """Node name -> pods nominated to it, kept in sync with the pods' nominations."""
 
@@ -37,19 +49,29 @@ class Nominator:
         """Pods nominated to ``node_name``."""
         return list(self._by_node.get(node_name, {}).values())
 
-    def nodes_with_nominees(self, min_priority: int, exclude: str = "") -> set[str]:
-        """Nodes holding a nominee of priority >= ``min_priority`` (other than ``exclude``)."""
+    def counting_on(self, node_name: str, pod: Pod) -> list[Pod]:
+        """The pods nominated to ``node_name`` that count as running for ``pod``."""
+        return [p for p in self._by_node.get(node_name, {}).values() if counts_for(p, pod)]
+
+    def nodes_counting_for(self, pod: Pod) -> set[str]:
+        """Nodes holding a nominee that counts as running for ``pod``."""
         return {node for node, pods in self._by_node.items()
-                if any(p.priority >= min_priority and k != exclude for k, p in pods.items())}
+                if any(counts_for(p, pod) for p in pods.values())}
 
     def __len__(self) -> int:
         return sum(len(p) for p in self._by_node.values())
 
     @staticmethod
-    def from_pending(pods, node_names) -> Nominator:
-        """Nominations of the input's pending pods (to nodes that exist)."""
+    def from_pending(pods, node_names, scheduler_names=None) -> Nominator:
+        """Nominations of the input's pending pods (to nodes that exist).
+
+        With ``scheduler_names``, pods of other schedulers are left out: kube-scheduler
+        never queues them (``responsibleForPod``), so their nominations are not its own.
+        """
         nominator = Nominator()
         for pod in pods:
+            if scheduler_names is not None and pod.scheduler_name not in scheduler_names:
+                continue
             if pod.nominated_node_name and pod.nominated_node_name in node_names:
                 nominator.add(pod, pod.nominated_node_name)
         return nominator

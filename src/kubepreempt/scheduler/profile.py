@@ -23,6 +23,11 @@ class Profile:
 
     filters: list[FilterPlugin] = field(default_factory=list)
     scorers: list[ScorePlugin] = field(default_factory=list)
+    scheduler_name: str = "default-scheduler"  # pods with this spec.schedulerName
+    # PostFilter plugins, in upstream's order: DynamicResources (DRA is GA and on) then
+    # DefaultPreemption; their messages are joined into the FitError text.
+    dynamic_resources: bool = True
+    preemption: bool = True
 
 
 def default_profile() -> Profile:

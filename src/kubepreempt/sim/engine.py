@@ -7,7 +7,8 @@ same time" are all in activeQ before the first is popped, and the highest priori
 
 The scheduler handles one pod at a time; each attempt takes ``latency`` seconds (the pod
 is popped at the start and the decision is taken on the state at the end). Decisions come
-from :func:`kubepreempt.decide.schedule`; this module only applies them.
+from :func:`kubepreempt.scheduler.cycle.schedule_one`, the same cycle as the library and
+``bench``; this module only applies them.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from kubepreempt.api.quantity import parse_quantity
 from kubepreempt.cluster import CPU, MEMORY, pdb_disruptions_allowed
 from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
 from kubepreempt.kubelet.eviction import rank_for_eviction
+from kubepreempt.scheduler.cycle import IGNORED, PREEMPT, SCHEDULED, SKIPPED, schedule_one
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
-from kubepreempt.sim.decision import attempt
 from kubepreempt.sim.metrics import Event, PodRecord, Series
 from kubepreempt.sim.queue import (
     FIFO,
@@ -530,26 +531,32 @@ class Simulator:
             self._failed(q, "as its template's previous pod")
             return
         self._refresh_pdbs()
-        d = attempt(self.sched, pod, t, explain=self.keep_timeline)
-        pre = d.preemption
-        if pre is None:
-            assert d.node is not None
-            self._bind(pod, d.node, t)
+        d = schedule_one(self.sched, pod, now=t)
+        if d.result == SCHEDULED:
+            assert d.node_name is not None
+            self._bind(pod, d.node_name, t)
             return
-        if d.node is not None:
+        if d.result in (IGNORED, SKIPPED) or pod.scheduling_gates:
+            # Never attempted by kube-scheduler: not requeued (a gated pod waits in the
+            # unschedulable pool until its gates are removed; scenarios cannot remove them).
+            self._event(m.UNSCHEDULABLE, pod.key, None, d.message)
+            return
+        pre = d.preemption
+        if d.result == PREEMPT:
+            assert pre is not None and d.node_name is not None
             for victim in pre.victims:
                 self._signal(victim, t, m.PREEMPTED, f"by {pod.key}")
             if self.nominations:
                 for other in pre.cleared_nominations:
                     self._clear_nomination(other, f"lower priority than {pod.key}")
-                self.nominator.add(pod, d.node)
-                self.records[pod.key].nominated_node = d.node
+                self.nominator.add(pod, d.node_name)
+                self.records[pod.key].nominated_node = d.node_name
                 self.version += 1
-                self._event(m.NOMINATED, pod.key, d.node,
+                self._event(m.NOMINATED, pod.key, d.node_name,
                             "victims: " + ", ".join(sorted(v.key for v in pre.victims)))
             self._requeue(q)
             return
-        if pre.eligible and pod.nominated_node_name:
+        if pre is not None and pre.eligible and pod.nominated_node_name:
             # Upstream: preemption ran and found no node, so the old nomination is cleared.
             node = pod.nominated_node_name
             self.nominator.remove(pod)
@@ -558,7 +565,7 @@ class Simulator:
             self._event(m.NOMINATION_CLEARED, pod.key, node, "preemption found no node")
         if template and not pod.nominated_node_name:
             self._fail_cache[template] = self.version
-        self._failed(q, d.message)
+        self._failed(q, d.message if self.keep_timeline else "")
 
     def _failed(self, q: QueuedPod, detail: str) -> None:
         self._event(m.UNSCHEDULABLE, q.pod.key, q.pod.nominated_node_name or None, detail)

@@ -1,0 +1,218 @@
+"""DefaultPreemption's evaluator, top to bottom as upstream's ``Evaluator.Preempt``.
+
+(``pkg/scheduler/framework/preemption/preemption.go``.)
+
+1. :func:`pod_eligible` — ``PodEligibleToPreemptOthers``: not for
+   ``preemptionPolicy: Never``; not while a lower-priority pod on the pod's nominated node
+   is terminating because of preemption, unless that node became
+   UnschedulableAndUnresolvable for the pod.
+2. :meth:`Evaluator.find_candidates` — ``nodesWherePreemptionMightHelp`` (every node whose
+   failure was not UnschedulableAndUnresolvable), then ``DryRunPreemption``:
+   ``select_victims_on_node`` on each (optionally a sampled window, as upstream).
+3. :func:`pick.pick_one_node` — ``SelectCandidate`` / ``pickOneNodeForPreemption``.
+4. :func:`prepare_candidate` — what ``prepareCandidate`` changes: the victims are deleted
+   and lower-priority pods nominated to the node lose their nomination.
+
+The decision is pure: nothing in the cluster changes; callers apply it. Where the fast
+module can answer for many nodes at once it is used, with the same result.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kubepreempt.api.objects import PREEMPT_NEVER, Pod
+from kubepreempt.scheduler.filtering import nominee_nodes
+from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.scheduler.nominator import lower_priority_nominees
+from kubepreempt.scheduler.preemption.fast import PreemptionCache, resource_prune
+from kubepreempt.scheduler.preemption.pick import Candidate, pick_candidate, pick_one_node
+from kubepreempt.scheduler.preemption.victims import select_victims_on_node
+from kubepreempt.scheduler.statuses import NodeStatuses, fit_error_message
+
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+MSG_NEVER = "not eligible due to preemptionPolicy=Never."
+MSG_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+
+
+@dataclass(slots=True)
+class PreemptionResult:
+    """What preemption decided for one pod."""
+
+    eligible: bool
+    message: str  # upstream PostFilter message ("preemption: ...") when nothing was chosen
+    node: str | None = None
+    victims: list[Pod] = field(default_factory=list)
+    pdb_violations: int = 0
+    candidates: list[Candidate] = field(default_factory=list)
+    statuses: Mapping[int, Status] = field(default_factory=dict)
+    decided_by: str = ""
+    cleared_nominations: list[Pod] = field(default_factory=list)
+
+
+def pod_eligible(scheduler, pod: Pod, nominated_status: Status | None) -> tuple[bool, str]:
+    """Upstream ``PodEligibleToPreemptOthers``."""
+    if pod.preemption_policy == PREEMPT_NEVER:
+        return False, MSG_NEVER
+    nominated = pod.nominated_node_name
+    if nominated:
+        if nominated_status is not None and nominated_status.unresolvable:
+            return True, ""
+        idx = scheduler.cluster.node_index.get(nominated)
+        if idx is not None:
+            for other in scheduler.cluster.node_pods[idx].values():
+                if other.priority < pod.priority and other.terminating \
+                        and other.preempted_by_scheduler:
+                    return False, MSG_TERMINATING
+    return True, ""
+
+
+def prepare_candidate(scheduler, pod: Pod, candidate: Candidate) -> list[Pod]:
+    """The nominations ``prepareCandidate`` clears: lower-priority pods nominated to the
+    chosen node (the victims themselves are what the caller deletes)."""
+    return lower_priority_nominees(scheduler.nominator.on_node(candidate.node), pod)
+
+
+class Evaluator:
+    """Runs DefaultPreemption for pods that fit nowhere (upstream ``Evaluator``).
+
+    ``sample``: upstream's DryRunPreemption window (``minCandidateNodesPercentage`` /
+    ``minCandidateNodesAbsolute`` nodes from a random offset, seeded) instead of every
+    potential node. ``materialize``: build every candidate (for ``--explain``); without
+    it only the winner is built. ``fast``: use the vectorised paths (same answers).
+    """
+
+    def __init__(self, scheduler, sample: bool = False, seed: int | None = None,
+                 min_candidate_percentage: int = 10, min_candidate_absolute: int = 100,
+                 now: float | None = None, fast: bool = True,
+                 materialize: bool = True) -> None:
+        self.scheduler = scheduler
+        self.fast = fast
+        self.materialize = materialize
+        self.sample = sample
+        self.rng = random.Random(seed)
+        self.min_pct = min_candidate_percentage
+        self.min_abs = min_candidate_absolute
+        self.now = now
+
+    def preempt(self, pod: Pod, state: CycleState, filters: list[FilterPlugin],
+                statuses: Mapping[int, Status]) -> PreemptionResult:
+        """``Evaluator.Preempt`` for ``pod`` given the filter statuses of its failed cycle."""
+        cluster = self.scheduler.cluster
+        now = self.now if self.now is not None else time.time()
+        nominated_idx = cluster.node_index.get(pod.nominated_node_name, -1)
+        ok, msg = pod_eligible(self.scheduler, pod, statuses.get(nominated_idx))
+        if not ok:
+            return PreemptionResult(False, f"preemption: {msg}")
+        candidates, node_statuses = self.find_candidates(pod, state, filters, statuses, now)
+        if not candidates:
+            return PreemptionResult(True, "preemption: " + fit_error_message(
+                len(cluster.nodes), node_statuses), statuses=node_statuses)
+        best, step = pick_candidate(candidates, now)
+        cleared = prepare_candidate(self.scheduler, pod, best)
+        return PreemptionResult(True, "", best.node, best.victims, best.pdb_violations,
+                                candidates, node_statuses, step, cleared)
+
+    def find_candidates(self, pod: Pod, state: CycleState, filters: list[FilterPlugin],
+                        statuses: Mapping[int, Status],
+                        now: float) -> tuple[list[Candidate], NodeStatuses]:
+        """``findCandidates``: the candidates and, for every other node, why not."""
+        n = len(self.scheduler.cluster.nodes)
+        node_statuses = NodeStatuses(n)
+        potential = nodes_where_preemption_might_help(statuses, n)
+        helpless = np.ones(n, bool)
+        helpless[potential] = False
+        node_statuses.set_many(np.flatnonzero(helpless),
+                               unresolvable("DefaultPreemption", NOT_HELPFUL))
+        if not potential.size:
+            return [], node_statuses
+        order, limit = potential, potential.size
+        if self.sample:
+            order = np.roll(order, -self.rng.randrange(order.size))
+            limit = min(max(order.size * self.min_pct // 100, self.min_abs), order.size)
+        nominees = nominee_nodes(self.scheduler.cluster, self.scheduler.nominator, pod)
+        cache = PreemptionCache.of(state, filters) if self.fast else None
+        if cache is not None:
+            order, from_cache = cache.prune(order, nominees, now, node_statuses)
+        else:
+            order = self._prune(state, filters, order, nominees, node_statuses)
+            from_cache = np.zeros(order.size, bool)
+        candidates: list[Candidate] = []
+        if cache is not None and not self.sample and not self.materialize:
+            # Only the best cached candidate can win among them (the pick is
+            # lexicographic over per-node metrics), so only it is built.
+            rows = order[from_cache]
+            if rows.size:
+                best, _ = pick_one_node(cache.metrics(rows, now))
+                candidates.append(cache.candidate(int(rows[best])))
+            for i in order[~from_cache].tolist():
+                self._dry_run_node(state, filters, i, now, candidates, node_statuses)
+            return candidates, node_statuses
+        non_violating = 0
+        for i, cached in zip(order.tolist(), from_cache.tolist(), strict=True):
+            if cached:
+                candidates.append(cache.candidate(i))
+            elif not self._dry_run_node(state, filters, i, now, candidates, node_statuses):
+                continue
+            non_violating += candidates[-1].pdb_violations == 0
+            # Upstream's DryRunPreemption keeps at most numCandidates PDB-violating
+            # candidates (its candidateList drops the rest); upstream case "preemption
+            # looks past numCandidates until a non-PDB violating node is found".
+            if self.sample and candidates[-1].pdb_violations \
+                    and len(candidates) - non_violating > limit:
+                candidates.pop()
+                continue
+            if self.sample and non_violating > 0 and len(candidates) >= limit:
+                break
+        return candidates, node_statuses
+
+    def _dry_run_node(self, state: CycleState, filters: list[FilterPlugin], i: int,
+                      now: float, candidates: list[Candidate],
+                      node_statuses: NodeStatuses) -> bool:
+        """``select_victims_on_node`` on node ``i``; appends a candidate if it has one."""
+        sched = self.scheduler
+        victims, violations, status = select_victims_on_node(
+            sched.nominator, sched.cluster.pdbs, state, filters, sched.cluster.node_view(i),
+            now)
+        if status is not None:
+            node_statuses[i] = status
+            return False
+        candidates.append(Candidate(sched.cluster.nodes[i].name, i, victims, violations))
+        return True
+
+    def _prune(self, state: CycleState, filters: list[FilterPlugin], order: np.ndarray,
+               nominees: list[int], node_statuses: NodeStatuses) -> np.ndarray:
+        """Drop nodes where resources cannot fit even without every lower-priority pod,
+        where that is exact: no NodePorts filter, and not on nodes with counting nominees."""
+        if any(f.name == "NodePorts" for f in filters) or not order.size:
+            return order
+        cluster = self.scheduler.cluster
+        below = cluster.requested_below(state.pod.priority, order)
+        dropped, groups = resource_prune(state, cluster, order, below)
+        if not dropped.any():
+            return order
+        keep_nominees = np.isin(order, np.array(nominees, np.int64)) if nominees else None
+        for mask, status in groups:
+            if keep_nominees is not None:
+                mask = mask & ~keep_nominees
+            node_statuses.set_many(order[mask], status)
+        if keep_nominees is not None:
+            dropped &= ~keep_nominees
+        return order[~dropped]
+
+
+# The library's historical name for the evaluator.
+Preemptor = Evaluator
+
+
+def nodes_where_preemption_might_help(statuses: Mapping[int, Status], n: int) -> np.ndarray:
+    """Upstream ``nodesWherePreemptionMightHelp``: nodes not UnschedulableAndUnresolvable."""
+    if isinstance(statuses, NodeStatuses):
+        return statuses.nodes_where(lambda st: not st.unresolvable)
+    return np.array([i for i in range(n) if (st := statuses.get(i)) is not None
+                     and not st.unresolvable], np.int64)

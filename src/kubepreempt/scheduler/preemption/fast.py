@@ -1,0 +1,286 @@
+"""How DefaultPreemption is made fast: vectorised pruning, victims and metrics per node.
+
+Nothing here is a rule of its own. Each function gives, for many nodes at once, exactly
+what the reference (``victims.select_victims_on_node`` and ``pick.pick_one_node``) gives
+node by node, under conditions checked here:
+
+- :func:`resource_prune`: nodes where the pod does not fit even without every
+  lower-priority pod, with the NodeResourcesFit (or "no victims") status the reference
+  would record. Exact when NodeResourcesFit is the first filter that could still fail
+  there (no NodePorts filter, no nominees that count).
+- :class:`PreemptionIndex`: each node's bound pods in importance order, as arrays.
+- :class:`PreemptionCache`: per pod signature, each node's prune verdict, victims (the
+  greedy reprieve run for every node at once, one column — the k-th pod — at a time) and
+  node-pick metrics, refreshed only for nodes changed since (``Cluster.change_log``). A
+  node's answer is taken from here only when the reference could not differ: every active
+  filter is NodeResourcesFit or pod-independent, no PDB covers its pods, no nominee counts
+  there, and every start time on it is before ``now``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kubepreempt.api.objects import Pod
+from kubepreempt.cluster import PODS, Cluster
+from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.scheduler.plugins.node_resources import insufficient, reasons_for
+from kubepreempt.scheduler.preemption.pick import INT32_OFFSET, Candidate, CandidateMetrics
+from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
+
+# Filters whose verdict on a node does not depend on its pods: a candidate node passed
+# them in the failed cycle, and removing pods cannot change that.
+POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
+                                     "NodeAffinity"})
+
+
+def resource_prune(state: CycleState, cluster: Cluster, rows: np.ndarray,
+                   below: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, Status]]]:
+    """Rows (node indices) where the pod cannot fit even without every lower-priority pod
+    (``below``: their summed requests per row), and the status of each dropped group."""
+    fail = insufficient(state, cluster.requested[rows] - below, cluster.alloc[rows])
+    dropped = fail.any(axis=1)
+    groups: list[tuple[np.ndarray, Status]] = []
+    if not dropped.any():
+        return dropped, groups
+    no_lower = dropped & (below[:, PODS] == 0)  # the pods column counts pods
+    if no_lower.any():
+        groups.append((no_lower, unresolvable("DefaultPreemption", NO_VICTIMS)))
+    short = dropped & ~no_lower
+    if short.any():
+        # One status per distinct failure pattern, as NodeResourcesFit.filter_nodes.
+        bad = fail[short]
+        codes = bad.astype(np.int64) @ (1 << np.arange(bad.shape[1], dtype=np.int64))
+        where = np.flatnonzero(short)
+        for code in np.unique(codes).tolist():
+            pick = codes == code
+            mask = np.zeros(rows.size, bool)
+            mask[where[pick]] = True
+            reasons = reasons_for(cluster.resources, bad[np.argmax(pick)])
+            groups.append((mask, Status(Code.UNSCHEDULABLE, reasons, "NodeResourcesFit")))
+    return dropped, groups
+
+
+def reprieve(state: CycleState, base: np.ndarray, alloc: np.ndarray, req: np.ndarray,
+             valid: np.ndarray) -> np.ndarray:
+    """Victims per row (node) and column (lower-priority pod, most important first):
+    each pod is added back to ``base`` (requests without them all; updated in place)
+    when it still fits, as the reference reprieve loop, every node at once."""
+    victim = np.zeros(valid.shape, bool)
+    for k in np.flatnonzero(valid.any(axis=0)).tolist():
+        cur = base + req[:, k, :]
+        fits = ~insufficient(state, cur, alloc).any(axis=1)
+        back = valid[:, k] & fits
+        base[back] = cur[back]
+        victim[:, k] = valid[:, k] & ~fits
+    return victim
+
+
+class PreemptionIndex:
+    """Each node's bound pods, most important first, as arrays; rebuilt per changed node.
+
+    Rows are ordered by (priority desc, start time asc with "not started" last, key), which
+    is the reference importance order whenever ``now`` is later than every start time
+    on the node (checked per decision). Rows are refreshed lazily from
+    ``Cluster.change_log``, so binds cost nothing until a preemption needs them.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        n, r = len(cluster.nodes), cluster.alloc.shape[1]
+        self.width = 4
+        self.stamp = (cluster.change_epoch, r)
+        self.pos = len(cluster.change_log)
+        self.prio = np.zeros((n, self.width), np.int64)
+        self.start = np.zeros((n, self.width), np.float64)
+        self.req = np.zeros((n, self.width, r), np.int64)
+        self.count = np.zeros(n, np.int64)
+        self.pdb_hit = np.zeros(n, bool)
+        self.pods: list[list[Pod]] = [[] for _ in range(n)]
+        self.pdb_count = len(cluster.pdbs)
+        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
+        for i in range(n):
+            self._row(i)
+
+    @staticmethod
+    def of(cluster: Cluster) -> PreemptionIndex:
+        """The cluster's index, brought up to date."""
+        index = cluster.node_cached(("preemption-index",), PreemptionIndex)
+        stamp = (cluster.change_epoch, cluster.alloc.shape[1])
+        if stamp != index.stamp or len(cluster.pdbs) != index.pdb_count:
+            index = PreemptionIndex(cluster)
+            cluster._node_cache[("preemption-index",)] = index
+        log = cluster.change_log
+        if index.pos != len(log):
+            for i in set(log[index.pos:]):
+                index._row(i)
+            index.pos = len(log)
+        return index
+
+    def _row(self, i: int) -> None:
+        cluster = self.cluster
+        inf = float("inf")
+        pods = sorted(cluster.node_pods[i].values(), key=lambda p: (
+            -p.priority, inf if p.start_time is None else p.start_time, p.key))
+        k = len(pods)
+        if k > self.width:
+            grow = max(k, 2 * self.width) - self.width
+            self.width += grow
+            self.prio = np.pad(self.prio, ((0, 0), (0, grow)))
+            self.start = np.pad(self.start, ((0, 0), (0, grow)))
+            self.req = np.pad(self.req, ((0, 0), (0, grow), (0, 0)))
+        self.pods[i] = pods
+        self.count[i] = k
+        self.prio[i, :] = 0
+        self.start[i, :] = 0.0
+        self.req[i] = 0
+        for j, p in enumerate(pods):
+            self.prio[i, j] = p.priority
+            self.start[i, j] = inf if p.start_time is None else p.start_time
+            self.req[i, j] = cluster.request_vector(p)
+        if cluster.pdbs:
+            self.pdb_hit[i] = any(pdb_covers(pdb, p) for p in pods for pdb in cluster.pdbs)
+
+
+class PreemptionCache:
+    """Per node, for one pod signature and priority: the prune verdict, the victims and
+    the node-pick metrics, refreshed only for nodes in ``Cluster.change_log`` since last
+    use. What varies per decision (which nodes the failed cycle left, nominees, ``now``)
+    is applied in :meth:`prune` and :meth:`best`.
+    """
+
+    __slots__ = ("index", "stamp", "pos", "table", "ids", "drop", "fast", "latest",
+                 "highest", "psum", "count", "earliest", "victim", "indep_ok", "state")
+
+    def __init__(self, state: CycleState, filters: list[FilterPlugin], index: PreemptionIndex,
+                 stamp: tuple) -> None:
+        cluster = state.cluster
+        n = len(cluster.nodes)
+        self.index, self.stamp = index, stamp
+        self.state = state
+        self.pos = len(cluster.change_log)
+        self.table: list[Status] = []
+        self.ids: dict[Status, int] = {}
+        self.drop = np.full(n, -1, np.int32)  # id in ``table`` of the prune status, or -1
+        self.fast = np.zeros(n, bool)
+        self.latest = np.zeros(n, np.float64)
+        self.highest = np.zeros(n, np.int64)
+        self.psum = np.zeros(n, np.int64)
+        self.count = np.zeros(n, np.int64)
+        self.earliest = np.zeros(n, np.float64)
+        self.victim = np.zeros((n, index.width), bool)
+        everything = np.arange(n, dtype=np.int64)
+        # Pod-independent filters never change verdicts when pods move (node_generation
+        # is in the stamp), so they are evaluated once.
+        self.indep_ok = np.ones(n, bool)
+        for plugin in filters:
+            if plugin.name in POD_INDEPENDENT_FILTERS:
+                for bad, _st in plugin.filter_nodes(state, everything):
+                    self.indep_ok[bad] = False
+        self._fill(everything)
+
+    @staticmethod
+    def applies(filters: list[FilterPlugin]) -> bool:
+        """Whether only NodeResourcesFit (and pod-independent filters) can fail."""
+        names = {f.name for f in filters}
+        return "NodeResourcesFit" in names and names <= (POD_INDEPENDENT_FILTERS
+                                                         | {"NodeResourcesFit"})
+
+    @staticmethod
+    def of(state: CycleState, filters: list[FilterPlugin]) -> PreemptionCache | None:
+        """The up-to-date cache for this pod's signature, or None where it does not apply."""
+        if not PreemptionCache.applies(filters):
+            return None
+        cluster = state.cluster
+        pod = state.pod
+        if state.request.shape[0] < cluster.alloc.shape[1]:
+            state.request = cluster.request_vector(pod)
+        try:
+            key = ("preemption-cache", state.request.tobytes(), pod.priority,
+                   pod.tolerations, tuple(pod.node_selector.items()), pod.affinity,
+                   pod.node_name, tuple(f.name for f in filters))
+            hash(key)
+        except TypeError:  # an unhashable field: no caching for this pod
+            return None
+        index = PreemptionIndex.of(cluster)
+        stamp = (cluster.node_generation, cluster.change_epoch, len(cluster.nodes),
+                 cluster.alloc.shape[1], id(index), index.width)
+        caches = cluster.node_cached(("preemption-caches",), lambda _c: {})
+        entry = caches.get(key)
+        if entry is None or entry.stamp != stamp or entry.index is not index:
+            if len(caches) >= 64:
+                caches.clear()
+            entry = caches[key] = PreemptionCache(state, filters, index, stamp)
+            return entry
+        entry.state = state  # the same signature, but this pod's key and nominees
+        if entry.pos != len(cluster.change_log):
+            rows = np.unique(np.array(cluster.change_log[entry.pos:], np.int64))
+            entry.pos = len(cluster.change_log)
+            entry._fill(rows)
+        return entry
+
+    def _status_id(self, status: Status) -> int:
+        code = self.ids.get(status)
+        if code is None:
+            code = self.ids[status] = len(self.table)
+            self.table.append(status)
+        return code
+
+    def _fill(self, rows: np.ndarray) -> None:
+        """Recompute ``rows`` (sorted node indices)."""
+        state, index = self.state, self.index
+        cluster = state.cluster
+        below = cluster.requested_below(state.pod.priority, rows)
+        dropped, groups = resource_prune(state, cluster, rows, below)
+        drop = np.full(rows.size, -1, np.int32)
+        for mask, status in groups:
+            drop[mask] = self._status_id(status)
+        self.drop[rows] = drop
+        prio = index.prio[rows]
+        start = index.start[rows]
+        valid = (np.arange(prio.shape[1]) < index.count[rows][:, None]) \
+            & (prio < state.pod.priority)
+        finite = np.isfinite(start)
+        self.latest[rows] = np.where(valid & finite, start, -np.inf).max(axis=1)
+        base = cluster.requested[rows] - below
+        victim = reprieve(state, base, cluster.alloc[rows], index.req[rows], valid)
+        self.fast[rows] = (~index.pdb_hit[rows] & self.indep_ok[rows] & ~dropped
+                           & victim.any(axis=1))
+        highest = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
+        self.highest[rows] = highest
+        self.psum[rows] = np.where(victim, prio + INT32_OFFSET, 0).sum(axis=1)
+        self.count[rows] = victim.sum(axis=1)
+        top = victim & (prio == highest[:, None]) & finite
+        # Earliest real start among the top victims (inf if none started): a victim that
+        # has not started counts as ``now``, later than every real start on a fast node.
+        self.earliest[rows] = np.where(top, start, np.inf).min(axis=1)
+        self.victim[rows] = victim
+
+    def prune(self, order: np.ndarray, nominee_rows: list[int], now: float,
+              statuses) -> tuple[np.ndarray, np.ndarray]:
+        """Drop pruned nodes from ``order`` (recording their statuses); return the rest and
+        the mask of those whose answer this cache holds. Nodes with counting nominees
+        always take the reference path."""
+        codes = self.drop[order]
+        drop = codes >= 0
+        nominee = np.isin(order, np.array(nominee_rows, np.int64)) if nominee_rows \
+            else np.zeros(order.size, bool)
+        drop &= ~nominee
+        if drop.any():
+            for code in np.unique(codes[drop]).tolist():
+                statuses.set_many(order[drop & (codes == code)], self.table[code])
+            order, nominee = order[~drop], nominee[~drop]
+        fast = self.fast[order] & (self.latest[order] < now) & ~nominee
+        return order, fast
+
+    def candidate(self, i: int) -> Candidate:
+        """The reference path's candidate for node ``i`` (no PDB covers its pods)."""
+        pods = self.index.pods[i]
+        victims = [pods[k] for k in np.flatnonzero(self.victim[i]).tolist()]
+        return Candidate(self.state.cluster.nodes[i].name, i, victims, 0)
+
+    def metrics(self, rows: np.ndarray, now: float) -> CandidateMetrics:
+        """Node-pick metrics of the cached nodes ``rows``."""
+        return CandidateMetrics(np.zeros(rows.size, np.int64), self.highest[rows],
+                                self.psum[rows], self.count[rows],
+                                np.minimum(self.earliest[rows], now), self.index.names[rows])
