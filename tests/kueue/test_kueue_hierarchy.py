@@ -202,6 +202,9 @@ def _cli(tmp_path: Path, capsys: Any, objs: list[dict[str, Any]],
     (cq2("lonely", "", ("4", "1")),
      'ClusterQueue lonely: spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit: '
      'Invalid value: "1": must be nil when cohort is empty'),
+    (cq2("lender", "c", ("4", None, "5")),
+     'ClusterQueue lender: spec.resourceGroups[0].flavors[0].resources[0].lendingLimit: '
+     'Invalid value: "5": must be less than or equal to the nominalQuota'),
 ])
 def test_webhook_refusals_are_one_line_exit_2(tmp_path: Path, capsys: Any, obj: dict[str, Any],
                                              needle: str) -> None:

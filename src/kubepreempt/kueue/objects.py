@@ -302,6 +302,18 @@ def _fungibility(raw: Any, stop: str, default: str, version: str, what: str) -> 
     return _choice(raw, {stop, TRY_NEXT_FLAVOR}, default, what)
 
 
+def _lending_within_nominal(groups: tuple[ResourceGroup, ...]) -> None:
+    """The ClusterQueue webhook's ``validateLendingLimit``."""
+    for i, rg in enumerate(groups):
+        for j, fq in enumerate(rg.flavors):
+            for k, (res, q) in enumerate(fq.resources.items()):
+                if q.lending_limit is not None and q.lending_limit > q.nominal:
+                    raise ValueError(
+                        f"spec.resourceGroups[{i}].flavors[{j}].resources[{k}].lendingLimit: "
+                        f"Invalid value: \"{format_amount(res, q.lending_limit)}\": must be "
+                        "less than or equal to the nominalQuota")
+
+
 def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) -> ClusterQueue:
     """Parse a ClusterQueue (``spec.cohort`` in v1beta1, ``spec.cohortName`` in v1beta2)."""
 
@@ -324,8 +336,10 @@ def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
         stop = spec.get("stopPolicy") or "None"
         cohort = str(spec.get("cohortName" if version == "v1beta2" else "cohort") or "")
         groups = _resource_groups(spec.get("resourceGroups"))
-        if semantics.validate_limits and not cohort:
-            _limits_need_parent(groups, "cohort")
+        if semantics.validate_limits:
+            if not cohort:
+                _limits_need_parent(groups, "cohort")
+            _lending_within_nominal(groups)
         return ClusterQueue(
             name=obj.name,
             cohort=cohort,
