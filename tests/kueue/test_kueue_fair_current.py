@@ -261,3 +261,14 @@ def test_equal_shares_cohort_beats_queue() -> None:
     got = targets(_tie_tree("queue"), [A("x1", "x"), A("z1", "z")], "p", "1", None, None,
                   "default")
     assert got == {"x1": REC}
+
+
+def test_equal_shares_queue_with_the_first_candidate_is_taken() -> None:
+    # nextTarget: queues with equal shares are ordered by their first candidates
+    # (CandidatesOrdering: lower priority first), not by their place in the cohort.
+    objs = [flavor("default"), plain("p", "all", "2", within=None),
+            plain("x", "all", "1", within=None, reclaim=None),
+            plain("y", "all", "1", within=None, reclaim=None)]
+    admitted = [A("xa", "x", prio=0), A("xb", "x", prio=0), A("ya", "y", prio=-1),
+                A("yb", "y", prio=0)]
+    assert targets(objs, admitted, "p", "1", None, None, "default") == {"ya": REC}
