@@ -335,3 +335,69 @@ def test_unmeetable_requirements_report_the_total_shortfall() -> None:
     assert err.value.remaining == (Requirement("cpu", 200),)
     assert str(err.value) == ("no set of running pods found to reclaim resources: "
                               "[(res: cpu, q: 200), ]")
+
+
+# ---- the admission predicates at their boundaries (pkg/kubelet/lifecycle/predicate.go) --
+
+def test_pod_count_exact_fit_is_admitted_one_more_is_not() -> None:
+    """``Fits``: ``len(existing) + 1 > allowedPodNumber`` fails."""
+    node = make_node(pods=3)
+    others = [make_pod("a"), make_pod("b")]
+    assert admit_pod(make_pod("new"), node, others).result == "admit"
+    res = admit_pod(make_pod("new"), node, [*others, make_pod("c")])
+    assert (res.result, res.reason if res.reason else res.failures[0].reason) == (
+        "reject", "OutOfpods")
+    failure = res.failures[0]
+    assert (failure.requested, failure.used, failure.capacity) == (1, 3, 3)
+
+
+def test_resource_exact_fit_is_admitted_one_unit_more_is_not() -> None:
+    node = make_node(cpu="1", memory="1Gi")
+    others = [make_pod("a", {"cpu": "600m", "memory": "512Mi"})]
+    assert admit_pod(make_pod("new", {"cpu": "400m", "memory": "512Mi"}), node,
+                     others).result == "admit"
+    res = admit_pod(make_pod("new", {"cpu": "401m"}), node, others)
+    assert res.result == "reject"
+    failure = res.failures[0]
+    assert (failure.resource, failure.requested, failure.used, failure.capacity) == (
+        "cpu", 401, 600, 1000)
+
+
+def test_exact_fit_on_an_empty_node() -> None:
+    """Nothing else uses the resource: the whole allocatable is free."""
+    node = make_node(cpu="1")
+    assert admit_pod(make_pod("new", {"cpu": "1"}), node, []).result == "admit"
+
+
+def test_resource_the_node_does_not_have_fails_with_capacity_zero() -> None:
+    """A standard resource missing from allocatable counts as zero there (only extended
+    resources the node does not advertise are dropped first)."""
+    node = make_node()
+    res = admit_pod(make_pod("new", {"hugepages-2Mi": "2Mi"}), node, [])
+    assert res.result == "reject"
+    failure = res.failures[0]
+    assert (failure.resource, failure.requested, failure.used, failure.capacity) == (
+        "hugepages-2Mi", 2 * MI, 0, 0)
+
+
+def test_os_label_mismatch_message() -> None:
+    node = make_node()  # no kubernetes.io/os label: the kubelet's own OS (linux) counts
+    pod = make_pod("p")
+    pod.labels["kubernetes.io/os"] = "windows"
+    res = admit_pod(pod, node, [])
+    assert (res.result, res.reason, res.message) == (
+        "reject", "PodOSSelectorNodeLabelDoesNotMatch",
+        "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label")
+    pod.labels["kubernetes.io/os"] = "linux"
+    assert admit_pod(pod, node, []).result == "admit"
+
+
+def test_os_field_must_match_the_node_os() -> None:
+    """``rejectPodAdmissionBasedOnOSField``: ``spec.os.name`` must be the node's OS."""
+    res = admit_pod(make_pod("p", os={"name": "windows"}), make_node(), [])
+    assert (res.result, res.reason, res.message) == (
+        "reject", "PodOSNotSupported",
+        "Failed to admit pod as the OS field doesn't match node OS")
+    assert admit_pod(make_pod("p", os={"name": "linux"}), make_node(), []).result == "admit"
+    windows = make_node(labels={"kubernetes.io/os": "windows"})
+    assert admit_pod(make_pod("p", os={"name": "windows"}), windows, []).result == "admit"
