@@ -68,3 +68,17 @@ def test_node_tree_order_round_robins_zones() -> None:
     # zones in order of their first node (a, b, then no zone), one node from each in turn
     assert names == ["a1", "b1", "c1", "a2", "a3"]
     assert np.unique(node_tree_order(cluster)).size == 5
+
+
+def test_sampling_can_be_switched_on_after_construction_for_every_profile() -> None:
+    """The simulator's 1.36 queue switches it on for its scheduler; siblings follow."""
+    from kubepreempt.scheduler.config import parse_scheduler_config
+
+    cluster = _cluster()
+    cluster.scheduler_config = parse_scheduler_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler"}, {"schedulerName": "batch"}]})
+    sched = Scheduler(cluster)
+    sched.sample_nodes = True
+    batch = sched.profile_for(type("P", (), {"scheduler_name": "batch"})())
+    assert batch is not None and batch.sample_nodes and batch.start_index is sched.start_index

@@ -131,16 +131,16 @@ def _schedule(sched: Scheduler, pod: Pod, n: int, preemption: bool, explain: boo
         if idx is not None and sched.filter_with_nominated(
                 state, cluster.node_view(idx), filters) is None:
             feasible = np.array([idx], np.int64)
-        elif not explain and not sched.sample_nodes:
+        elif not explain and not sched.sampling.enabled:
             best = sched.fast_pick(pod, state, filters)
             if best is not None:
                 return CycleResult(pod, SCHEDULED, best, nodes[best].name, n)
         if feasible is None:
             outcome = sched.find_feasible(pod, state, filters)
             feasible, statuses = outcome.feasible, outcome.statuses
-            if sched.sample_nodes and feasible.size:  # percentageOfNodesToScore
+            if sched.sampling.enabled and feasible.size:  # percentageOfNodesToScore
                 feasible, statuses = sample_feasible(
-                    cluster, state, sched.profile.nodes_to_find, sched.start_index,
+                    cluster, state, sched.profile.nodes_to_find, sched.sampling,
                     feasible, statuses)
     if feasible.size:
         best, scores = sched.select_host(state, feasible)

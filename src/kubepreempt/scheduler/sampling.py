@@ -46,14 +46,16 @@ def node_tree_order(cluster: Cluster) -> np.ndarray:
     return cluster.node_cached(("node-tree-order",), compute)
 
 
-class StartIndex:
-    """``Scheduler.nextStartNodeIndex``, shared by every profile of one scheduler."""
+class NodeSampling:
+    """Whether sampling is on, and ``Scheduler.nextStartNodeIndex``: one per scheduler,
+    shared by its profiles (callers such as the simulator's 1.36 queue switch it on)."""
 
-    def __init__(self) -> None:
-        self.value = 0
+    def __init__(self, enabled: bool = False) -> None:
+        self.enabled = enabled
+        self.value = 0  # nextStartNodeIndex
 
 
-def sample_feasible(cluster: Cluster, state: CycleState, nodes_to_find, start: StartIndex,
+def sample_feasible(cluster: Cluster, state: CycleState, nodes_to_find, start: NodeSampling,
                     feasible: np.ndarray, statuses: Mapping[int, Status]
                     ) -> tuple[np.ndarray, Mapping[int, Status]]:
     """The feasible nodes a sampled search finds, and the statuses of the nodes it

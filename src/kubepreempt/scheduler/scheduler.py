@@ -19,7 +19,7 @@ from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Stat
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.plugins.node_resources import IGNORED_KEY, NodeResourcesFit
 from kubepreempt.scheduler.profile import Profile, default_profile
-from kubepreempt.scheduler.sampling import StartIndex
+from kubepreempt.scheduler.sampling import NodeSampling
 from kubepreempt.scheduler.signature_cache import SignatureCache
 from kubepreempt.scheduler.statuses import NodeStatuses, fit_error_message
 
@@ -57,15 +57,28 @@ class Scheduler:
                           and (f.ignored_resources or f.ignored_groups)), None)
         # percentageOfNodesToScore sampling (off: the globally best node) and upstream's
         # nextStartNodeIndex, shared by the profiles.
-        self.sample_nodes = bool(getattr(config, "sample_nodes", False))
-        self.start_index = StartIndex()
+        self.sampling = NodeSampling(bool(getattr(config, "sample_nodes", False)))
         self._by_name: dict[str, Scheduler] = {self.profile.scheduler_name: self}
         for other in profiles[1:]:
             sibling = Scheduler(cluster, other, self.nominator)
             sibling.scheduler_names = self.scheduler_names
-            sibling.sample_nodes, sibling.start_index = self.sample_nodes, self.start_index
+            sibling.sampling = self.sampling
             sibling._by_name = self._by_name
             self._by_name[other.scheduler_name] = sibling
+
+    @property
+    def sample_nodes(self) -> bool:
+        """percentageOfNodesToScore sampling on (every profile of this scheduler)."""
+        return self.sampling.enabled
+
+    @sample_nodes.setter
+    def sample_nodes(self, on: bool) -> None:
+        self.sampling.enabled = on
+
+    @property
+    def start_index(self) -> NodeSampling:
+        """Where the next sampled search starts (``nextStartNodeIndex``, ``.value``)."""
+        return self.sampling
 
     def responsible_for(self, pod: Pod) -> bool:
         """Upstream ``responsibleForPod``: a profile serves the pod's scheduler name."""
