@@ -232,3 +232,28 @@ def test_old_disable_preemption_switch_points_to_the_plugin() -> None:
                                 "kind": "KubeSchedulerConfiguration",
                                 "disablePreemption": True})
     assert "disable the DefaultPreemption plugin" in str(err.value)
+
+
+@pytest.mark.parametrize(("fields", "want"), [
+    ({"profiles": [{"pluginConfg": []}]}, 'unknown field "profiles[0].pluginConfg"'),
+    ({"percentageOfNodeToScore": 10}, 'unknown field "percentageOfNodeToScore"'),
+    ({"profiles": [{"plugins": {"scores": {"enabled": []}}}]},
+     'unknown field "profiles[0].plugins.scores"'),
+    ({"profiles": [{"plugins": {"score": {"enabled": [{"name": "ImageLocality",
+                                                       "wieght": 2}]}}}]},
+     'unknown field "profiles[0].plugins.score.enabled[0].wieght"'),
+    ({"profiles": [{"pluginConfig": [{"name": "DefaultPreemption", "args": {
+        "minCandidateNodesPercentag": 5}}]}]}, 'unknown field "minCandidateNodesPercentag"'),
+    ({"profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": {
+        "scoringStrategy": {"type": "MostAllocated", "resource": []}}}]}]},
+     'unknown field "scoringStrategy.resource"'),
+])
+def test_unknown_fields_are_strict_decoding_errors(fields: dict, want: str) -> None:
+    assert error_of(**fields) == f"strict decoding error: {want}"
+
+
+def test_out_of_tree_plugin_args_are_opaque() -> None:
+    cfg = parse_scheduler_config({"apiVersion": V1, "kind": "KubeSchedulerConfiguration",
+                                  "profiles": [{"pluginConfig": [
+                                      {"name": "Coscheduling", "args": {"anything": 1}}]}]})
+    assert cfg.profiles[0].preemption

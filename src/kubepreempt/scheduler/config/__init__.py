@@ -16,6 +16,7 @@ from kubepreempt.api.errors import InputError, Source
 from kubepreempt.scheduler.config.build import ProfileError, build_profile, check_implemented
 from kubepreempt.scheduler.config.defaults import API_VERSION, KIND, set_defaults
 from kubepreempt.scheduler.config.fielderrors import aggregate
+from kubepreempt.scheduler.config.strict import strict_error
 from kubepreempt.scheduler.config.validation import validate
 from kubepreempt.scheduler.profile import Profile
 
@@ -106,6 +107,9 @@ def parse_scheduler_config(doc: Mapping[str, Any], source: Source | None = None
     shape = _shape_errors(doc)
     if shape is not None:
         raise fail(shape)
+    unknown = strict_error(doc)
+    if unknown is not None:
+        raise fail(unknown)
     try:
         cfg = set_defaults(dict(doc))
         errors = validate(cfg)
