@@ -182,3 +182,12 @@ def test_min_candidate_nodes_from_the_profile_when_sampling(tmp_path) -> None:
     # Without sampling every potential node is a candidate, whatever the arguments.
     out = schedule(_full_cluster(50), "big", config=_preemption_config(tmp_path, 0, 1))
     assert len(out.preemption.candidates) == 50
+
+
+def test_cli_table_names_a_non_default_profile(capsys) -> None:
+    code, out, _ = run(capsys, "schedule", CLUSTER, "--pod", "report",
+                       "--scheduler-config", str(DIR / "batch-profile.yaml"))
+    assert code == 0
+    assert 'Decided by the scheduler profile "batch".' in out
+    code, out, _ = run(capsys, "schedule", CLUSTER, "--pod", "web")
+    assert "scheduler profile" not in out

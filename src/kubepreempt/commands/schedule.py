@@ -162,6 +162,8 @@ def render(decision: Decision, explain: bool) -> None:
     else:
         console.print(f"[red]{decision.pod}[/] cannot be scheduled: {decision.message}",
                       highlight=False)
+    if decision.profile not in (None, "default-scheduler"):
+        console.print(f'Decided by the scheduler profile "{decision.profile}".', highlight=False)
     if not explain:
         return
     if decision.scores:
