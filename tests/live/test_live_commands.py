@@ -11,7 +11,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
 from kubepreempt.cli import main
-from kubepreempt.live.resources import RESOURCES
+from kubepreempt.live.resources import KUEUE, RESOURCES
 from kubepreempt.manifests import load_documents
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -35,6 +35,17 @@ def serve_as_cluster(server: HTTPServer, path: Path, tmp_path: Path,
         body = {"kind": f"{kind}List", "apiVersion": res.api_version,
                 "metadata": {"resourceVersion": "7"}, "items": items}
         server.expect_request(res.path()).respond_with_json(body)
+    # API discovery for the Kueue group, as a server with Kueue v0.7 installed answers it.
+    kueue = [r for r in RESOURCES.values() if r.discover and r.kind not in not_served
+             and r.kind != "Cohort"]
+    server.expect_request("/apis/kueue.x-k8s.io").respond_with_json({
+        "kind": "APIGroup", "apiVersion": "v1", "name": "kueue.x-k8s.io",
+        "versions": [{"groupVersion": KUEUE, "version": "v1beta1"}],
+        "preferredVersion": {"groupVersion": KUEUE, "version": "v1beta1"}})
+    server.expect_request(f"/apis/{KUEUE}").respond_with_json({
+        "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": KUEUE,
+        "resources": [{"name": r.plural, "kind": r.kind, "namespaced": r.namespaced,
+                       "verbs": ["get", "list", "watch"]} for r in kueue]})
     extra = [o.body for kind, objs in docs.by_kind.items() if kind not in RESOURCES
              for o in objs]
     if not extra:
@@ -88,3 +99,36 @@ def test_kueue_not_installed_is_one_line(httpserver, kubeconfig, tmp_path, capsy
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "does not serve clusterqueues.kueue.x-k8s.io (kueue.x-k8s.io/v1beta1)" in err
+
+
+def test_discovery_picks_the_served_kueue_version(httpserver, kubeconfig) -> None:
+    from kubepreempt.live.client import ApiClient, NotServed
+    from kubepreempt.live.discovery import served
+    from kubepreempt.live.kubeconfig import resolve
+
+    def resources(*plurals: str) -> dict:
+        return {"kind": "APIResourceList", "resources": [{"name": p} for p in plurals]}
+
+    httpserver.expect_request("/apis/kueue.x-k8s.io").respond_with_json({
+        "kind": "APIGroup", "name": "kueue.x-k8s.io",
+        "versions": [{"groupVersion": "kueue.x-k8s.io/v1beta2"},
+                     {"groupVersion": "kueue.x-k8s.io/v1beta1"},
+                     {"groupVersion": "kueue.x-k8s.io/v1alpha1"}],
+        "preferredVersion": {"groupVersion": "kueue.x-k8s.io/v1beta2"}})
+    httpserver.expect_request("/apis/kueue.x-k8s.io/v1beta2").respond_with_json(
+        resources("clusterqueues", "workloads"))
+    httpserver.expect_request("/apis/kueue.x-k8s.io/v1beta1").respond_with_json(
+        resources("clusterqueues", "workloads"))
+    httpserver.expect_request("/apis/kueue.x-k8s.io/v1alpha1").respond_with_json(
+        resources("cohorts"))
+    with ApiClient(resolve(str(kubeconfig))) as client:
+        cq = served(client, RESOURCES["ClusterQueue"])
+        assert cq.api_version == "kueue.x-k8s.io/v1beta2"  # the preferred version first
+        assert cq.path() == "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
+        assert served(client, RESOURCES["Cohort"]).api_version == "kueue.x-k8s.io/v1alpha1"
+        with pytest.raises(NotServed):
+            served(client, RESOURCES["ResourceFlavor"])
+        assert served(client, RESOURCES["Node"]) is RESOURCES["Node"]  # no discovery
+        n = len(httpserver.log)
+        served(client, RESOURCES["Workload"])
+        assert len(httpserver.log) == n  # discovery documents are cached

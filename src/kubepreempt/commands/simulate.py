@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import print_json
+from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.engine import SimResult, simulate
 from kubepreempt.sim.scenario import load_scenario, parse_duration
 
@@ -54,6 +55,10 @@ def register(app: typer.Typer) -> None:
         node_pressure: Annotated[bool, typer.Option(
             "--node-pressure", help="Kubelet node-pressure eviction from the pods' "
             "kubepreempt.io/memory-usage and ephemeral-storage-usage.")] = False,
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", help=CLI_HELP)] = None,
+        sample_nodes: Annotated[bool, typer.Option(
+            "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -63,6 +68,7 @@ def register(app: typer.Typer) -> None:
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
         scenario = load_scenario(files, seed)
+        use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure)
         if report:

@@ -56,6 +56,7 @@ class ApiClient:
         """Connect to ``target``; ``share_auth_with`` reuses another client's credentials
         (one exec-plugin run and token cache for all of a watch's connections)."""
         self.target = target
+        self.discovery: dict[str, Any] = {}  # API discovery documents by path
         params = ConnectionParams(timeout=httpx.Timeout(timeout, connect=10.0),
                                   transport=transport)
         user = target.config.user

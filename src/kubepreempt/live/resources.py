@@ -14,6 +14,9 @@ class Resource:
     plural: str
     namespaced: bool
     optional: bool = False  # absent API (404) is a warning, not an error
+    # A CRD whose served versions differ between releases: ask API discovery which
+    # version serves it (``api_version`` is only the fallback's group).
+    discover: bool = False
 
     @property
     def group(self) -> str:
@@ -32,7 +35,7 @@ class Resource:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
 
-KUEUE = "kueue.x-k8s.io/v1beta1"  # the version Kueue v0.7 serves
+KUEUE = "kueue.x-k8s.io/v1beta1"  # v0.7 serves only this; later releases are discovered
 
 RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("Namespace", "v1", "namespaces", False),
@@ -45,17 +48,20 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("ReplicationController", "v1", "replicationcontrollers", True),
     Resource("ReplicaSet", "apps/v1", "replicasets", True),
     Resource("StatefulSet", "apps/v1", "statefulsets", True),
-    Resource("ResourceFlavor", KUEUE, "resourceflavors", False),
-    Resource("ClusterQueue", KUEUE, "clusterqueues", False),
-    Resource("LocalQueue", KUEUE, "localqueues", True),
-    Resource("WorkloadPriorityClass", KUEUE, "workloadpriorityclasses", False),
-    Resource("Workload", KUEUE, "workloads", True),
+    Resource("ResourceFlavor", KUEUE, "resourceflavors", False, discover=True),
+    Resource("ClusterQueue", KUEUE, "clusterqueues", False, discover=True),
+    # Hierarchical cohorts: none before Kueue v0.9 (then v1alpha1, later v1beta1/v1beta2).
+    Resource("Cohort", KUEUE, "cohorts", False, optional=True, discover=True),
+    Resource("LocalQueue", KUEUE, "localqueues", True, discover=True),
+    Resource("WorkloadPriorityClass", KUEUE, "workloadpriorityclasses", False, discover=True),
+    Resource("Workload", KUEUE, "workloads", True, discover=True),
     Resource("PodMetrics", "metrics.k8s.io/v1beta1", "pods", True, optional=True),
 )}
 
 
-# Inputs that are not API objects: only files provide them (Kueue's manager configuration).
-FILE_ONLY_KINDS = frozenset({"Configuration"})
+# Inputs that are not API objects, which only files provide: Kueue's manager configuration
+# and kube-scheduler's configuration (both live in the control plane's files or ConfigMaps).
+FILE_ONLY_KINDS = frozenset({"Configuration", "KubeSchedulerConfiguration"})
 
 
 def listed(kinds: tuple[str, ...] | list[str]) -> list[Resource]:

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.live.client import ApiClient, NotServed
+from kubepreempt.live.discovery import served
 from kubepreempt.live.lister import PAGE_SIZE, ListResult, list_all
 from kubepreempt.live.lister import Progress as ProgressFn
 from kubepreempt.live.resources import Resource, listed
@@ -53,6 +54,7 @@ def read_lists(client: ApiClient, kinds: Iterable[str], namespace: str | None = 
     out = []
     for res in listed(tuple(kinds)):
         try:
+            res = served(client, res)
             out.append(list_all(client, res, namespace if res.namespaced else None,
                                 page_size, progress))
         except NotServed:

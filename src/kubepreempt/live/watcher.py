@@ -20,6 +20,7 @@ from kubepreempt.api.objects import parse_pod
 from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
 from kubepreempt.live.reflector import Event
+from kubepreempt.live.resources import FILE_ONLY_KINDS
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.scheduler.preemption import TIE_BREAKS, Candidate
 
@@ -154,7 +155,10 @@ class Watcher:
 
     def __init__(self, kinds: Iterable[str], emit: Callable[[dict[str, Any]], None],
                  namespace: str | None = None) -> None:
-        self.store: dict[str, dict[tuple[str, str], dict[str, Any]]] = {k: {} for k in kinds}
+        # Only API kinds are watched (file-only kinds such as KubeSchedulerConfiguration
+        # never arrive from a cluster).
+        self.store: dict[str, dict[tuple[str, str], dict[str, Any]]] = {
+            k: {} for k in kinds if k not in FILE_ONLY_KINDS}
         self.synced: set[str] = set()
         self.emit = emit
         self.namespace = namespace
