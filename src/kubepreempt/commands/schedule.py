@@ -104,7 +104,8 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
                   f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
                   f"{s['pending']} pending, {s['notCreated']} not "
-                  f"created; {s['victims']} victim(s), {s['pdbViolations']} PDB "
+                  f"created, {s['rejected']} rejected by quota; {s['victims']} victim(s), "
+                  f"{s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)
     if s["victims"]:
         table = Table("victims by owner", "count")

@@ -15,6 +15,12 @@ as the disruption controller would recompute), clears the lower-priority nominat
 displaced and nominates the pod, which then counts on that node for everyone after it
 (the two-pass nominated check). A pod that fits nowhere stays pending; nothing retries it
 later (upstream would, on a cluster event — the answer here is for the moment of apply).
+
+Every new pod first passes the apiserver's ResourceQuota admission
+(:mod:`kubepreempt.admission.quota`) when its controller creates it, against the pods that
+exist at that moment (the cluster's and the new pods created before it): a refused pod is
+reported ``rejected`` with the apiserver's message and never queued (its controller would
+retry later; an OrderedReady StatefulSet creates nothing after it).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
@@ -52,6 +59,7 @@ from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 
 NOT_CREATED = "not-created"
+REJECTED = "rejected"  # refused by the apiserver's ResourceQuota admission
 
 
 @dataclass(slots=True, eq=False)
@@ -60,7 +68,7 @@ class Placement:
 
     pod: Pod
     workload: str  # Kind/namespace/name, or Pod/namespace/name for a bare pod
-    result: str  # scheduled | preempt | unschedulable | not-created
+    result: str  # scheduled | preempt | unschedulable | not-created | rejected
     node: str | None = None
     victims: list[Pod] = field(default_factory=list)
     message: str = ""
@@ -118,6 +126,7 @@ class WhatIf:
             "pending": self.count(UNSCHEDULABLE),
             "ignored": self.count(IGNORED) + self.count(SKIPPED),
             "notCreated": self.count(NOT_CREATED),
+            "rejected": self.count(REJECTED),
             "victims": len(victims),
             "victimsByOwner": dict(sorted(by_owner.items())),
             "victimsByPriorityClass": dict(sorted(by_class.items())),
@@ -227,11 +236,17 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
     heap: list[tuple[int, int, int]] = []
     seq = 0
 
+    placements: list[Placement] = []
+
     def create(gi: int) -> None:
         nonlocal seq
         group = groups[gi]
         pod = group.pods[group.next]
         group.next += 1
+        refusal = admit(cluster, pod, at)
+        if refusal is not None:
+            placements.append(Placement(pod, group.key, REJECTED, message=refusal))
+            return
         cluster.add_pending(pod)
         heapq.heappush(heap, (-pod.priority, seq, gi))
         seq += 1
@@ -242,7 +257,6 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
         for _ in range(1 if group.ordered else len(group.pods)):
             if group.next < len(group.pods):
                 create(gi)
-    placements: list[Placement] = []
     while heap:
         _, s, gi = heapq.heappop(heap)
         pod = by_pod.pop(s)
@@ -262,6 +276,15 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
                 pod, group.key, NOT_CREATED,
                 message=f"not created: OrderedReady waits for {prev} to be Running and Ready"))
     return WhatIf(placements)
+
+
+def admit(cluster: Cluster, pod: Pod, now: float) -> str | None:
+    """The apiserver's ResourceQuota admission for a pod about to be created (None: it is
+    created). Pods that exist already (``--pod``, advise's trials of one) were admitted."""
+    if not cluster.quota.active or pod.key in cluster.pending or pod.key in cluster.pods:
+        return None
+    return cluster.quota.admit(pod, chain(cluster.pods.values(), cluster.pending.values()),
+                               now)
 
 
 def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
