@@ -54,6 +54,9 @@ def register(app: typer.Typer) -> None:
         node_pressure: Annotated[bool, typer.Option(
             "--node-pressure", help="Kubelet node-pressure eviction from the pods' "
             "kubepreempt.io/memory-usage and ephemeral-storage-usage.")] = False,
+        controller_latency: Annotated[str, typer.Option(
+            "--controller-latency", help="Time a workload controller takes to create a "
+            "pod (e.g. 1s).")] = "0",
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -62,9 +65,11 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("must be priority or fifo", param_hint="--queue")
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
+        ctrl_lat = _seconds(controller_latency, "--controller-latency") or 0.0
         scenario = load_scenario(files, seed)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
-                      node_pressure=node_pressure)
+                      node_pressure=node_pressure, controller_latency=ctrl_lat,
+                      seed=seed or 0)
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
@@ -78,7 +83,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
-         show_progress: bool, node_pressure: bool = False) -> SimResult:
+         show_progress: bool, node_pressure: bool = False, controller_latency: float = 0.0,
+         seed: int = 0) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -99,7 +105,8 @@ def _run(scenario, queue: str, latency: float, until: float | None,
     try:
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
-                        node_pressure=node_pressure)
+                        node_pressure=node_pressure, controller_latency=controller_latency,
+                        seed=seed)
     finally:
         if "bar" in state:
             state["bar"].stop()

@@ -19,6 +19,7 @@ COMPLETED = "completed"
 EVICTED = "evicted"
 UNSCHEDULABLE = "unschedulable"
 REJECTED = "rejected"
+QUOTA_REFUSED = "quota-refused"  # the apiserver's ResourceQuota admission refused a pod
 NODE_ADDED = "node-added"
 NODE_REMOVED = "node-removed"
 
