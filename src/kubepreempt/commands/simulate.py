@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import print_json
+from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import SimResult, simulate
 from kubepreempt.sim.scenario import load_scenario, parse_duration
 
@@ -57,6 +58,27 @@ def register(app: typer.Typer) -> None:
         controller_latency: Annotated[str, typer.Option(
             "--controller-latency", help="Time a workload controller takes to create a "
             "pod (e.g. 1s).")] = "0",
+        autoscale: Annotated[bool, typer.Option(
+            "--autoscale", help="Run the Cluster Autoscaler over the node groups declared "
+            "on Nodes (kubepreempt.io/node-group, -min, -max).")] = False,
+        expander: Annotated[str, typer.Option(
+            "--expander", help="random, least-waste, most-pods or priority.")] = "random",
+        provision_time: Annotated[str, typer.Option(
+            "--provision-time", help="Time from scale-up to the node being Ready.")] = "60s",
+        cutoff: Annotated[int, typer.Option(
+            "--expendable-pods-priority-cutoff", help="Pods below this priority never "
+            "cause scale-up and do not block scale-down.")] = -10,
+        threshold: Annotated[float, typer.Option(
+            "--scale-down-utilization-threshold", help="Nodes below this utilisation "
+            "may be removed.")] = 0.5,
+        unneeded: Annotated[str, typer.Option(
+            "--scale-down-unneeded-time", help="How long a node is unneeded before it is "
+            "removed.")] = "10m",
+        delay_after_add: Annotated[str, typer.Option(
+            "--scale-down-delay-after-add", help="No scale-down this long after a "
+            "scale-up.")] = "10m",
+        scan_interval: Annotated[str, typer.Option(
+            "--scan-interval", help="The autoscaler's loop period.")] = "10s",
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -66,10 +88,19 @@ def register(app: typer.Typer) -> None:
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
         ctrl_lat = _seconds(controller_latency, "--controller-latency") or 0.0
+        options = AutoscalerOptions(
+            scan_interval=_seconds(scan_interval, "--scan-interval") or 0.0,
+            expendable_pods_priority_cutoff=cutoff, expander=expander,
+            provision_time=_seconds(provision_time, "--provision-time") or 0.0,
+            scale_down_utilization_threshold=threshold,
+            scale_down_unneeded_time=_seconds(unneeded, "--scale-down-unneeded-time") or 0.0,
+            scale_down_delay_after_add=_seconds(delay_after_add,
+                                                "--scale-down-delay-after-add") or 0.0,
+        ) if autoscale else None
         scenario = load_scenario(files, seed)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure, controller_latency=ctrl_lat,
-                      seed=seed or 0)
+                      seed=seed or 0, autoscale=options)
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
@@ -84,7 +115,7 @@ def register(app: typer.Typer) -> None:
 
 def _run(scenario, queue: str, latency: float, until: float | None,
          show_progress: bool, node_pressure: bool = False, controller_latency: float = 0.0,
-         seed: int = 0) -> SimResult:
+         seed: int = 0, autoscale: AutoscalerOptions | None = None) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -106,7 +137,7 @@ def _run(scenario, queue: str, latency: float, until: float | None,
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
                         node_pressure=node_pressure, controller_latency=controller_latency,
-                        seed=seed)
+                        seed=seed, autoscale=autoscale)
     finally:
         if "bar" in state:
             state["bar"].stop()

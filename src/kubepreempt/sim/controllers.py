@@ -55,6 +55,7 @@ from kubepreempt.controllers.expand import (
 )
 from kubepreempt.manifests import RawObject
 from kubepreempt.sim import metrics as m
+from kubepreempt.sim.actors import Actor
 from kubepreempt.sim.scenario import (
     CONTROLLER_KINDS,
     DURATION,
@@ -107,7 +108,7 @@ def _job_spec(w: Workload) -> Mapping[str, Any]:
     return w.body.get("spec") or {}
 
 
-class Controllers:
+class Controllers(Actor):
     """The workload controllers of one simulation."""
 
     def __init__(self, sim: Simulator, plans: list[WorkloadPlan], latency: float = 0.0,

@@ -29,6 +29,7 @@ from kubepreempt.scheduler.cycle import IGNORED, PREEMPT, SCHEDULED, SKIPPED, sc
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
+from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.metrics import Event, PodRecord, Series
 from kubepreempt.sim.queue import (
     FIFO,
@@ -75,7 +76,8 @@ class Simulator:
 
     def __init__(self, scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
                  keep_timeline: bool = True, node_pressure: bool = False,
-                 controller_latency: float = 0.0, seed: int = 0) -> None:
+                 controller_latency: float = 0.0, seed: int = 0,
+                 autoscale: AutoscalerOptions | None = None) -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
         self.scen = scenario
@@ -125,6 +127,9 @@ class Simulator:
             from kubepreempt.sim.controllers import Controllers
             self.actors.append(Controllers(self, scenario.workloads, controller_latency,
                                            seed))
+        if autoscale is not None:
+            from kubepreempt.sim.autoscaler import Autoscaler
+            self.actors.append(Autoscaler(self, autoscale, seed))
         self._setup()
 
     # ---- setup ----
@@ -620,6 +625,8 @@ class Simulator:
                 self._event(m.NOMINATED, pod.key, d.node_name,
                             "victims: " + ", ".join(sorted(v.key for v in pre.victims)))
             self._requeue(q)
+            for actor in self.actors:
+                actor.on_unschedulable(pod)
             return
         if pre is not None and pre.eligible and pod.nominated_node_name:
             # Upstream: preemption ran and found no node, so the old nomination is cleared.
@@ -635,20 +642,23 @@ class Simulator:
     def _failed(self, q: QueuedPod, detail: str) -> None:
         self._event(m.UNSCHEDULABLE, q.pod.key, q.pod.nominated_node_name or None, detail)
         self._requeue(q)
+        for actor in self.actors:
+            actor.on_unschedulable(q.pod)
 
 
 def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
              until: float | None = None, keep_timeline: bool = True,
              progress: Callable[[float], None] | None = None,
              node_pressure: bool = False, controller_latency: float = 0.0,
-             seed: int = 0) -> SimResult:
+             seed: int = 0, autoscale: AutoscalerOptions | None = None) -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
     ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage;
     ``controller_latency`` is how long a workload controller takes to create a pod;
-    ``seed`` fixes the controllers' generated pod names.
+    ``seed`` fixes the controllers' generated pod names (and the random expander);
+    ``autoscale`` runs the Cluster Autoscaler with these options.
     """
     if queue not in (PRIORITY, FIFO):
         raise InputError(f"--queue must be {PRIORITY} or {FIFO}, not {queue!r}")
     return Simulator(scenario, queue, latency, keep_timeline, node_pressure,
-                     controller_latency, seed).run(until, progress)
+                     controller_latency, seed, autoscale).run(until, progress)
