@@ -222,6 +222,12 @@ class Controllers(Actor):
 
     def _on_create(self, payload: tuple[Workload, dict[str, Any]]) -> None:
         w, manifest = payload
+        if w.kind == "Job" and self.sim.now < w.next_create:
+            # failures meanwhile lengthened the back-off: the Job's sync (one per Job, for
+            # all its pod events) waits for it
+            from kubepreempt.sim.engine import _ARRIVE
+            self.sim._push(w.next_create, _ARRIVE, "wl-create", payload)
+            return
         w.flight.pop(manifest["metadata"]["name"], None)
         sim = self.sim
         source = Source(f"{w.source}:{w.kind}/{w.name}", w.created)
