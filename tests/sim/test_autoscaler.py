@@ -184,3 +184,25 @@ def test_malformed_node_groups_are_input_errors(text: str, message: str) -> None
 def test_bad_expander_is_an_input_error() -> None:
     with pytest.raises(InputError, match="--expander"):
         run(group_node("n1"), expander="cheapest")
+
+
+def test_cli_autoscale_json_report_and_bad_input(tmp_path, capsys) -> None:
+    import json
+
+    from kubepreempt.cli import main
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(textwrap.dedent(CLASSES) + group_node("n1")
+                        + bare("full", "2", 0, node="n1") + bare("p", "1", 0))
+    report = tmp_path / "r.html"
+    assert main(["simulate", str(scenario), "--autoscale", "--provision-time", "30s",
+                 "-o", "json", "--report", str(report)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    a = out["metrics"]["autoscaler"]
+    assert (a["nodesAdded"], a["nodeCount"][:2]) == (1, [[0.0, 1], [30.0, 2]])
+    assert out["pods"]["default/p"]["boundAt"] == 30.0
+    assert "Nodes (Cluster Autoscaler)" in report.read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(group_node("n1", lo="4", hi="2"))
+    assert main(["simulate", str(bad), "--autoscale"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Node n1" in err and "min 4 is above max 2" in err and "\n" not in err

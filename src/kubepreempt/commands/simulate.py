@@ -173,3 +173,22 @@ def render(result: SimResult, max_rows: int) -> None:
     console.print(f"Simulated {result.end:g} s: {result.processed} events, {result.attempts} "
                   f"scheduling attempts; cpu utilisation mean {u['cpuMean'] * 100:.1f}%, peak "
                   f"{u['cpuPeak'] * 100:.1f}%; memory mean {u['memoryMean'] * 100:.1f}%.")
+    m = result.metrics
+    if "podsCreated" in m:
+        console.print(f"Controllers: {m['podsCreated']} pod(s) created, {m['podsLost']} lost "
+                      "to preemption, eviction or node removal.")
+    if m.get("quotaRefusals"):
+        refusals = ", ".join(f"{ns}/{pc}: {n}" for ns, row in m["quotaRefusals"].items()
+                             for pc, n in row.items())
+        console.print(f"ResourceQuota refusals (namespace/PriorityClass): {refusals}.")
+    a = m.get("autoscaler")
+    if a:
+        table = Table("node group", "size", "added", "removed", "peak", "node-hours",
+                      title="Cluster Autoscaler")
+        for name, g in a["groups"].items():
+            table.add_row(name, f"{g['min']}..{g['max']}", str(g["nodesAdded"]),
+                          str(g["nodesRemoved"]), str(g["peakNodes"]),
+                          f"{g['nodeSeconds'] / 3600:.2f}")
+        console.print(table)
+        console.print("Nodes over time: " + ", ".join(f"{n} at {t:g} s"
+                                                      for t, n in a["nodeCount"]))
