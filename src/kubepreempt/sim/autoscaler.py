@@ -246,6 +246,14 @@ class Autoscaler(Actor):
         self._record()
         self._wake()
 
+    def on_node_removed(self, name: str) -> None:
+        g = self.group_of.get(name)
+        if g is not None and name in g.members:
+            self._integrate()
+            g.members.discard(name)  # nodesRemoved counts only the autoscaler's removals
+        self._record()
+        self._wake()
+
     def _wake(self) -> None:
         """Run the loop at the next scan tick (a grid of ``scan_interval`` from 0)."""
         step = self.opt.scan_interval
@@ -557,12 +565,9 @@ class Autoscaler(Actor):
 
     def _on_delete(self, name: str) -> None:
         g = self.group_of[name]
-        self._integrate()
-        self.sim._on_node_remove(name)
-        g.members.discard(name)
+        self.sim._on_node_remove(name)  # on_node_removed updates members and the series
         g.removed += 1
         self.deleting.discard(name)
-        self._record()
 
 
 def _owner_kind(pod: Pod) -> str:

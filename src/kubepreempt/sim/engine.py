@@ -531,6 +531,8 @@ class Simulator:
         for pod in self.nominator.on_node(name):
             self._clear_nomination(pod, "node removed")
         self.version += 1
+        for actor in self.actors:
+            actor.on_node_removed(name)
 
     def _clear_nomination(self, pod: Pod, detail: str) -> None:
         node = pod.nominated_node_name
