@@ -298,3 +298,20 @@ def test_bad_pod_failure_policy_is_an_input_error() -> None:
     bad = job("batch", "low", "\n  podFailurePolicy:\n    rules:\n    - action: Retry")
     with pytest.raises(InputError, match="podFailurePolicy.rules"):
         run(labelled_node("n1", 1) + bad)
+
+
+def test_runaway_replacement_loop_ends_at_the_event_limit() -> None:
+    """A Deployment whose pods complete after 1 s is replaced for ever (the ReplicaSet
+    recreates every pod that ends): without --until the run stops at the event limit
+    with a message saying so."""
+    churn = deployment("churn", 1, "mid").replace(
+        '{kubepreempt.io/exit-after-signal: "5s"}', '{kubepreempt.io/duration: "1s"}')
+    docs = Documents()
+    for i, doc in enumerate(parse_text(textwrap.dedent(CLASSES + labelled_node("n1", 1)
+                                                       + churn), "test.yaml")):
+        flatten(doc, Source("test.yaml", i), docs)
+    with pytest.raises(InputError, match="reached 500 events at simulated time .* --until"):
+        simulate(build_scenario(docs, 0), max_events=500)
+    # Bounded by --until it ends: one pod per second.
+    r = simulate(build_scenario(docs, 0), until=10.0)
+    assert r.metrics["podsCreated"] == 11
