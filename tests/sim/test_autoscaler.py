@@ -206,3 +206,17 @@ def test_cli_autoscale_json_report_and_bad_input(tmp_path, capsys) -> None:
     assert main(["simulate", str(bad), "--autoscale"]) == 2
     err = capsys.readouterr().err.strip()
     assert "Node n1" in err and "min 4 is above max 2" in err and "\n" not in err
+
+
+@pytest.mark.parametrize(("ns", "volume", "removed"), [
+    ("default", "", 1),
+    ("kube-system", "", 0),  # --skip-nodes-with-system-pods: no PDB covers it
+    ("default", "\n      volumes: [{name: scratch, emptyDir: {}}]", 0),  # local storage
+])
+def test_system_and_local_storage_pods_block_scale_down(ns: str, volume: str,
+                                                        removed: int) -> None:
+    web = deployment("web", 1, "mid", ns=ns).replace('cpu: "1"', 'cpu: "500m"')
+    web = web.replace("      containers:", volume.replace("\n      ", "\n      ", 1)
+                      + "\n      containers:") if volume else web
+    r = run(SCALE_DOWN + web)
+    assert r.metrics["autoscaler"]["nodesRemoved"] == removed

@@ -26,8 +26,9 @@ from its flags:
   ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
   unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: cordoned,
   its pods evicted, the node deleted once they are gone. A pod blocks the move when it is
-  annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"``, has no controller
-  (unless ``safe-to-evict: "true"``), is a kube-system pod without a PodDisruptionBudget,
+  annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"``, has no controller,
+  is a kube-system pod without a PodDisruptionBudget or has an emptyDir / hostPath volume
+  (these three unless ``safe-to-evict: "true"``),
   would exceed its PodDisruptionBudget, or fits on no other node. DaemonSet pods do not
   block, and expendable pods (below the cutoff) are ignored. Empty nodes go together,
   at most one non-empty node per loop.
@@ -484,7 +485,9 @@ class Autoscaler(Actor):
                 if not _owner_kind(pod):
                     return False  # not backed by a controller
                 if pod.namespace == "kube-system" and not covering:
-                    return False
+                    return False  # --skip-nodes-with-system-pods (default true)
+                if _local_storage(pod):
+                    return False  # --skip-nodes-with-local-storage (default true)
             for i in covering:
                 if budgets[i] <= 0:
                     return False
@@ -568,6 +571,14 @@ class Autoscaler(Actor):
         self.sim._on_node_remove(name)  # on_node_removed updates members and the series
         g.removed += 1
         self.deleting.discard(name)
+
+
+def _local_storage(pod: Pod) -> bool:
+    """An emptyDir or hostPath volume (drain's ``HasLocalStorage``)."""
+    spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
+    volumes = (spec or {}).get("volumes") or []
+    return any(isinstance(v, Mapping) and ("emptyDir" in v or "hostPath" in v)
+               for v in volumes)
 
 
 def _owner_kind(pod: Pod) -> str:
