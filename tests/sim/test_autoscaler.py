@@ -220,3 +220,22 @@ def test_system_and_local_storage_pods_block_scale_down(ns: str, volume: str,
                       + "\n      containers:") if volume else web
     r = run(SCALE_DOWN + web)
     assert r.metrics["autoscaler"]["nodesRemoved"] == removed
+
+
+@pytest.mark.parametrize(("expander", "group"), [
+    ("least-waste", "small"), ("most-pods", "big"), ("priority", "big")])
+def test_expanders_choose_between_groups(expander: str, group: str) -> None:
+    """Pending: two 1-CPU pods and one 4-CPU pod; groups small (2 CPU, priority 10) and
+    big (8 CPU, priority 20), each with one full node. small's option: 1 node for the two
+    1-CPU pods (the 4-CPU pod fits no small node), wasting 0 of its cpu and all of its
+    memory (1.0); big's: 1 node for all three, wasting 2/8 cpu + all memory (1.25).
+    least-waste takes small, most-pods big (3 pods > 2), priority big (20 > 10)."""
+    small = group_node("s1", cpu=2, group="small", hi="5",
+                       extra_ann='\n    kubepreempt.io/node-group-priority: "10"')
+    big = group_node("b1", cpu=8, group="big", hi="5",
+                     extra_ann='\n    kubepreempt.io/node-group-priority: "20"')
+    pods = (bare("fill-s", "2", 0, node="s1") + bare("fill-b", "8", 0, node="b1")
+            + bare("p1", "1", 0) + bare("p2", "1", 0) + bare("p3", "4", 0))
+    r = run(small + big + pods, expander=expander)
+    first = next(e.detail for e in r.events if e.type == "scale-up")
+    assert first.startswith(f"group {group}: +1 node(s)")
