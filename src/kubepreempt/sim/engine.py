@@ -14,6 +14,7 @@ from :func:`kubepreempt.scheduler.cycle.schedule_one`, the same cycle as the lib
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -423,9 +424,10 @@ class Simulator:
         quota = self.cluster.quota
         if not quota.active:
             return None
-        existing = [*self.cluster.pods.values(),
-                    *(r.pod for r in self.records.values()
-                      if r.phase == "Pending" and r.pod.namespace == pod.namespace)]
+        # the pods that exist: bound ones and those still pending (read only if needed)
+        existing = itertools.chain(self.cluster.pods.values(),
+                                   (r.pod for r in self.records.values()
+                                    if r.phase == "Pending"))
         refusal = quota.admit(pod, existing, self.now)
         if refusal is not None:
             row = self.quota_refusals.setdefault(pod.namespace, {})
