@@ -315,3 +315,33 @@ def test_runaway_replacement_loop_ends_at_the_event_limit() -> None:
     # Bounded by --until it ends: one pod per second.
     r = simulate(build_scenario(docs, 0), until=10.0)
     assert r.metrics["podsCreated"] == 11
+
+
+def test_object_count_quota_refuses_a_second_deployment_and_its_replicaset() -> None:
+    """count/deployments.apps: 1 in team: web is created (and its ReplicaSet), api is
+    refused at 10 with the apiserver's message and creates no pods; with
+    count/replicasets.apps: 0 instead, web's ReplicaSet is refused."""
+    def quota(hard: str) -> str:
+        return f"""
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {{name: objects, namespace: team}}
+spec:
+  hard: {{{hard}}}
+"""
+    web = deployment("web", 1, "mid", ns="team")
+    api = deployment("api", 1, "mid", ns="team", arrival="10")
+    r = run(labelled_node("n1", 4) + quota('count/deployments.apps: "1"') + web + api)
+    refused = [(e.time, e.pod, e.detail) for e in r.events if e.type == "quota-refused"]
+    assert refused == [(10.0, "Deployment/team/api",
+                        'deployments.apps "api" is forbidden: exceeded quota: objects, '
+                        "requested: count/deployments.apps=1, used: count/deployments.apps=1, "
+                        "limited: count/deployments.apps=1")]
+    assert [short(p) for _, _, p, _ in timeline(r, "arrived")] == ["web"]
+    r = run(labelled_node("n1", 4) + quota('count/replicasets.apps: "0"') + web)
+    refused = [e.detail for e in r.events if e.type == "quota-refused"]
+    assert len(refused) == 1 and refused[0].startswith('replicasets.apps "web-')
+    assert refused[0].endswith("requested: count/replicasets.apps=1, used: "
+                               "count/replicasets.apps=0, limited: count/replicasets.apps=0")
+    assert timeline(r, "arrived") == []

@@ -299,3 +299,20 @@ def test_quota_refusal_stops_an_ordered_ready_statefulset() -> None:
     result = what_if(one_node_cluster(quota), docs_of(sts), now=1e9)
     got = [(p.pod.name, p.result) for p in result.placements]
     assert got == [("db-0", "scheduled"), ("db-1", "rejected"), ("db-2", "not-created")]
+
+
+def test_object_count_quota_refuses_a_workload_object() -> None:
+    """count/deployments.apps: 1 in shop: the first new Deployment is created, the second
+    refused (no pods), reported under rejectedObjects with the apiserver's message."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "objects", "namespace": "shop"},
+             "spec": {"hard": {"count/deployments.apps": "1"}}}
+    cluster = one_node_cluster(quota)
+    result = what_if(cluster, docs_of(deployment("web", 1, "100m"),
+                                      deployment("api", 1, "100m")), now=1e9)
+    assert [p.workload for p in result.placements] == ["Deployment/shop/web"]
+    assert result.summary()["rejectedObjects"] == [{
+        "object": "Deployment/shop/api",
+        "message": 'deployments.apps "api" is forbidden: exceeded quota: objects, requested: '
+                   "count/deployments.apps=1, used: count/deployments.apps=1, "
+                   "limited: count/deployments.apps=1"}]

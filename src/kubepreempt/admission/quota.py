@@ -28,8 +28,13 @@ of the namespace), as the quota controller's resync would; a dump's ``status.use
 not read. Quantities print as ``resource.Quantity.String()`` in the format the quota's
 ``hard`` value was written in (binary ``Ki``/``Mi``/``Gi`` or decimal): upstream keeps
 each figure's own format, which only differs when a pod writes ``512M`` against a
-``1Gi`` limit. ``count/<resource>.<group>`` limits other than ``count/pods`` are parsed
-and accepted but nothing here creates such objects, so they never refuse.
+``1Gi`` limit.
+
+Workload objects (Deployment, ReplicaSet, StatefulSet, Job, DaemonSet, CronJob) go through
+the generic object-count evaluator (:meth:`QuotaAdmission.admit_object`):
+``count/<resource>.<group>`` (``count/deployments.apps``, ``count/jobs.batch``, ...) in a
+quota without scopes (``MatchesNoScopeFunc``: a scoped quota never matches them), and
+``limitedResources`` entries for that group and resource.
 """
 
 from __future__ import annotations
@@ -58,6 +63,10 @@ CROSS_NAMESPACE_POD_AFFINITY = "CrossNamespacePodAffinity"
 SCOPES = (TERMINATING, NOT_TERMINATING, BEST_EFFORT, NOT_BEST_EFFORT, PRIORITY_CLASS,
           CROSS_NAMESPACE_POD_AFFINITY)
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+# The group resource the object-count evaluator charges per workload kind.
+GROUP_RESOURCE = {"Deployment": ("apps", "deployments"), "ReplicaSet": ("apps", "replicasets"),
+                  "StatefulSet": ("apps", "statefulsets"), "DaemonSet": ("apps", "daemonsets"),
+                  "Job": ("batch", "jobs"), "CronJob": ("batch", "cronjobs")}
 
 # podResources / podResourcePrefixes of the pod evaluator.
 POD_RESOURCES = frozenset((
@@ -465,6 +474,35 @@ class QuotaAdmission:
         err = self._check(qp, quotas, lambda: [quota_pod(p, now) for p in existing
                                                if p.namespace == pod.namespace])
         return err
+
+    def admit_object(self, kind: str, namespace: str, name: str, existing: int) -> str | None:
+        """Admission of a new workload object: None when created, else the message.
+
+        ``existing`` is how many objects of ``kind`` the namespace already has.
+        """
+        if kind not in GROUP_RESOURCE or not self.active:
+            return None
+        group, resource = GROUP_RESOURCE[kind]
+        qualified = f"{resource}.{group}"
+        key = f"count/{qualified}"
+        forbidden = f'{qualified} "{name}" is forbidden: '
+        covered = False
+        interesting = []
+        for q in self.quotas.get(namespace, []):
+            if key in q.hard and not q.selectors:  # generic.Matches, MatchesNoScopeFunc
+                covered = True
+                interesting.append(q)
+        limited = any(lr.api_group == group and lr.resource == resource
+                      and any(c in key for c in lr.match_contains) for lr in self.limited)
+        if limited and not covered:
+            return f"{forbidden}insufficient quota to consume: {key}"
+        for q in interesting:
+            if existing + 1 > q.hard[key]:
+                used = {key: Fraction(existing)}
+                return (f"{forbidden}exceeded quota: {q.name}, requested: "
+                        f"{q.pretty({key: Fraction(1)}, [key])}, used: {q.pretty(used, [key])}, "
+                        f"limited: {q.pretty(q.hard, [key])}")
+        return None
 
     def _check(self, qp: QuotaPod, quotas: list[ResourceQuota], others: Any) -> str | None:
         forbidden = f'pods "{qp.name}" is forbidden: '

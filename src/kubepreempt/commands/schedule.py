@@ -116,6 +116,8 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
         for pc, n in s["victimsByPriorityClass"].items():
             table.add_row(pc, str(n))
         console.print(table)
+    for r in s["rejectedObjects"]:
+        console.print(f"Not created: {r['object']}: {r['message']}", highlight=False)
     if s["clearedNominations"]:
         console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
     if explain:

@@ -126,6 +126,7 @@ class Controllers(Actor):
         self._disrupted: set[str] = set()  # pods with the DisruptionTarget condition
         self._counted: set[str] = set()  # Job pods already counted as failed
         self.incarnations: dict[str, int] = {}
+        self.objects: dict[tuple[str, str], int] = {}  # (namespace, kind) -> objects
         replicasets = [p.obj.body for p in plans if p.obj.kind == "ReplicaSet"]
         self._replicasets = replicasets
         sim.handlers.update({"wl-arrive": self._on_arrive, "wl-create": self._on_create,
@@ -194,12 +195,29 @@ class Controllers(Actor):
                 "jobs": dict(sorted(jobs.items()))}
 
     # ---- events ----
+    def _admit_object(self, kind: str, namespace: str, name: str) -> bool:
+        """Object-count quota admission of a workload object; a refusal is an event."""
+        n = self.objects.get((namespace, kind), 0)
+        refusal = self.sim.cluster.quota.admit_object(kind, namespace, name, n)
+        if refusal is not None:
+            self.sim._event(m.QUOTA_REFUSED, f"{kind}/{namespace}/{name}", None, refusal)
+            return False
+        self.objects[(namespace, kind)] = n + 1
+        return True
+
     def _on_arrive(self, plan: WorkloadPlan) -> None:
         obj = plan.obj
         cluster = self.sim.cluster
+        ns = obj.namespace or "default"
+        if not self._admit_object(obj.kind, ns, obj.name):
+            return  # the user's create failed: nobody retries it
         nodes = [n for n in cluster.nodes if n.name not in self.sim._removed]
         exp: Expansion = expand(obj.body, self.names, nodes=nodes,
                                 replicasets=self._replicasets, source=obj.source)
+        for created in exp.created:
+            meta = created.get("metadata") or {}
+            if not self._admit_object(str(created.get("kind")), ns, str(meta.get("name"))):
+                return  # the Deployment's ReplicaSet was refused: no pods
         for created in exp.created:
             cluster.spread_sources.add(str(created.get("kind")), created, obj.source)
         if obj.kind in ("ReplicaSet", "StatefulSet"):

@@ -101,6 +101,9 @@ class WhatIf:
     """Every new pod's placement, in the order they were decided (not-created last)."""
 
     placements: list[Placement]
+    # workload objects (and a Deployment's ReplicaSet) refused by object-count quota:
+    # (Kind/namespace/name, the apiserver's message); they create no pods
+    rejected_objects: list[tuple[str, str]] = field(default_factory=list)
 
     def count(self, result: str) -> int:
         """How many pods ended with ``result``."""
@@ -133,6 +136,8 @@ class WhatIf:
             "pdbViolations": sum(p.pdb_violations for p in self.placements),
             "clearedNominations": sorted({k for p in self.placements
                                           for k in p.cleared_nominations}),
+            "rejectedObjects": [{"object": k, "message": msg}
+                                for k, msg in self.rejected_objects],
         }
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
@@ -167,17 +172,26 @@ class _Group:
 
 
 def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
-                     now: float = 0.0) -> list[tuple[str, list[Pod], bool, list[dict]]]:
+                     now: float = 0.0, refusals: list[tuple[str, str]] | None = None
+                     ) -> list[tuple[str, list[Pod], bool, list[dict]]]:
     """Bare pods and workloads of ``docs`` as ``(workload, pods, ordered, created)``.
 
     Pods are typed with the cluster's PriorityClasses; generated names avoid the
     cluster's pods. A bare pod that already exists in the cluster is an input error.
+    A workload object (or the ReplicaSet a Deployment creates) refused by object-count
+    quota (``count/deployments.apps``, ...) yields no pods; ``refusals`` collects
+    ``(Kind/namespace/name, message)``. The namespace's existing objects are the input's
+    ReplicaSets and StatefulSets and the new objects before it (Deployments, Jobs,
+    DaemonSets and CronJobs of a dump are not read).
     """
     names = Names(seed, set(cluster.pods) | set(cluster.pending))
     replicasets = [o.body for o in docs.of("ReplicaSet")] + list(cluster_replicasets(cluster))
     out: list[tuple[str, list[Pod], bool, list[dict]]] = []
     resolve = cluster.priority.resolve
     sources = cluster.spread_sources
+    # the input's ReplicaSets / StatefulSets, before the new ones join the sources
+    counts: Counter[tuple[str, str]] = Counter(
+        (ns, kind) for kind, ns, _ in sources.controllers)
     for kind in SOURCE_KINDS:  # new Services and controllers select the new pods too
         for o in docs.of(kind):
             sources.add(kind, o.body, o.source)
@@ -189,10 +203,26 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
         if not names.claim(pod.namespace, pod.name):
             raise InputError("already exists in the cluster", o.source, "Pod", pod.key)
         out.append((f"Pod/{pod.key}", [pod], False, []))
+
+    def admitted(kind: str, ns: str, name: str) -> bool:
+        refusal = cluster.quota.admit_object(kind, ns, name, counts[(ns, kind)])
+        if refusal is not None:
+            if refusals is not None:
+                refusals.append((f"{kind}/{ns}/{name}", refusal))
+            return False
+        counts[(ns, kind)] += 1
+        return True
+
     for kind in WORKLOAD_KINDS:
         for o in docs.of(kind):
+            if not admitted(kind, o.namespace or "default", o.name):
+                continue
             exp = expand(o.body, names, nodes=cluster.nodes, replicasets=replicasets,
                          now=now, source=o.source)
+            if not all(admitted(str(c.get("kind")), exp.namespace,
+                                str((c.get("metadata") or {}).get("name")))
+                       for c in exp.created):
+                continue
             for created in exp.created:
                 if created.get("kind") in SOURCE_KINDS:
                     sources.add(str(created["kind"]), created, o.source)
@@ -367,6 +397,9 @@ def what_if(cluster: Cluster, docs: Documents, *, seed: int = 0, now: float | No
     """
     at = time.time() if now is None else now
     groups = [(f"Pod/{p.key}", [p], False) for p in extra_pods]
+    refusals: list[tuple[str, str]] = []
     groups += [(key, pods, ordered) for key, pods, ordered, _ in
-               expand_documents(cluster, docs, seed=seed, now=at)]
-    return place(cluster, groups, preemption=preemption, explain=explain, now=at)
+               expand_documents(cluster, docs, seed=seed, now=at, refusals=refusals)]
+    result = place(cluster, groups, preemption=preemption, explain=explain, now=at)
+    result.rejected_objects = refusals
+    return result
