@@ -415,3 +415,22 @@ def test_duplicate_quota_and_cli_exit_2(tmp_path) -> None:
     new = tmp_path / "new.yaml"
     new.write_text(yaml.safe_dump(pc_pod("p")))
     assert main(["schedule", str(f), "-f", str(new)]) == 2
+
+
+def test_object_count_admission_and_limited_resources() -> None:
+    """count/jobs.batch: an unscoped quota applies, a scoped one never does
+    (MatchesNoScopeFunc); limitedResources for batch/jobs demands a covering quota."""
+    adm = QuotaAdmission.from_documents(docs_of(
+        quota("jobs", {"count/jobs.batch": "2"}, ns="team"),
+        quota("scoped", {"pods": "1"}, ns="team", scopes=["BestEffort"])))
+    assert adm.admit_object("Job", "team", "j3", 1) is None
+    assert adm.admit_object("Job", "team", "j3", 2) == (
+        'jobs.batch "j3" is forbidden: exceeded quota: jobs, requested: count/jobs.batch=1, '
+        "used: count/jobs.batch=2, limited: count/jobs.batch=2")
+    assert adm.admit_object("Deployment", "team", "d", 5) is None  # no quota on it
+    adm.limited.append(parse_limited_resources(config(
+        {"apiGroup": "apps", "resource": "deployments",
+         "matchContains": ["count/deployments.apps"]}), SRC)[0])
+    assert adm.admit_object("Deployment", "team", "d", 0) == (
+        'deployments.apps "d" is forbidden: insufficient quota to consume: '
+        "count/deployments.apps")
