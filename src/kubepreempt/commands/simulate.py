@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import print_json
+from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import SimResult, simulate
 from kubepreempt.sim.scenario import load_scenario, parse_duration
@@ -79,6 +80,10 @@ def register(app: typer.Typer) -> None:
             "scale-up.")] = "10m",
         scan_interval: Annotated[str, typer.Option(
             "--scan-interval", help="The autoscaler's loop period.")] = "10s",
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", help=CLI_HELP)] = None,
+        sample_nodes: Annotated[bool, typer.Option(
+            "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -98,6 +103,7 @@ def register(app: typer.Typer) -> None:
                                                 "--scale-down-delay-after-add") or 0.0,
         ) if autoscale else None
         scenario = load_scenario(files, seed)
+        use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure, controller_latency=ctrl_lat,
                       seed=seed or 0, autoscale=options)
