@@ -116,7 +116,8 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
                   f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
                   f"{s['pending']} pending, {s['notCreated']} not "
-                  f"created; {s['victims']} victim(s), {s['pdbViolations']} PDB "
+                  f"created, {s['rejected']} rejected by quota; {s['victims']} victim(s), "
+                  f"{s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)
     if s["victims"]:
         table = Table("victims by owner", "count")
@@ -127,6 +128,8 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
         for pc, n in s["victimsByPriorityClass"].items():
             table.add_row(pc, str(n))
         console.print(table)
+    for r in s["rejectedObjects"]:
+        console.print(f"Not created: {r['object']}: {r['message']}", highlight=False)
     if s["clearedNominations"]:
         console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
     if explain:
