@@ -56,6 +56,7 @@ def list_body(name: str) -> dict:
 UNRECORDED = {
     "/apis/node.k8s.io/v1/runtimeclasses": ("RuntimeClass", "node.k8s.io/v1"),
     "/api/v1/replicationcontrollers": ("ReplicationController", "v1"),
+    "/api/v1/resourcequotas": ("ResourceQuota", "v1"),
 }
 EMPTY_LISTS = {path: {"kind": f"{kind}List", "apiVersion": version,
                       "metadata": {"resourceVersion": "451"}, "items": []}

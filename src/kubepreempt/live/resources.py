@@ -44,6 +44,7 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", False),
     Resource("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets", True),
     Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", False),
+    Resource("ResourceQuota", "v1", "resourcequotas", True),
     Resource("Service", "v1", "services", True),
     Resource("ReplicationController", "v1", "replicationcontrollers", True),
     Resource("ReplicaSet", "apps/v1", "replicasets", True),
@@ -59,9 +60,11 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
 )}
 
 
-# Inputs that are not API objects, which only files provide: Kueue's manager configuration
-# and kube-scheduler's configuration (both live in the control plane's files or ConfigMaps).
-FILE_ONLY_KINDS = frozenset({"Configuration", "KubeSchedulerConfiguration"})
+# Inputs that are not API objects, which only files provide: Kueue's manager configuration,
+# kube-scheduler's configuration and kube-apiserver's admission configuration (they live in
+# the control plane's files or ConfigMaps).
+FILE_ONLY_KINDS = frozenset({"Configuration", "KubeSchedulerConfiguration",
+                             "AdmissionConfiguration", "ResourceQuotaConfiguration"})
 
 
 def listed(kinds: tuple[str, ...] | list[str]) -> list[Resource]:
