@@ -47,6 +47,12 @@ CASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("schedule", "whatif/cluster.yaml", ("-f", str(EXAMPLES / "whatif" / "web.yaml"))),
     ("advise", "whatif/train.yaml", (WHATIF, "-f", "{file}", "--node-like", "node-a")),
     ("advise", "whatif/cluster.yaml", ("-f", str(EXAMPLES / "whatif" / "train.yaml"))),
+    ("kueue", "kueue/hierarchical.yaml", ("--workload", "research/train")),
+    ("simulate", "sim/busy-day-workloads.yaml", ("--autoscale", "--seed", "1",
+                                                 "--max-events", "20000")),
+    ("schedule", "scheduler-config/bin-packing.yaml",
+     (str(EXAMPLES / "scheduler-config" / "cluster.yaml"), "--pod", "web",
+      "--scheduler-config", "{file}")),
 )
 _DOCS: dict[str, list] = {}
 
