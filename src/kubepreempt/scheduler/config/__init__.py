@@ -131,13 +131,14 @@ def parse_scheduler_config(doc: Mapping[str, Any], source: Source | None = None
 
 def load_scheduler_config(path: str) -> SchedulerConfig:
     """The one ``KubeSchedulerConfiguration`` in the file at ``path``."""
-    from kubepreempt.manifests import load_documents
+    from kubepreempt.manifests import load_documents, reading
 
     docs = load_documents([path]).of(KIND)
     if len(docs) != 1:
         raise InputError(f"--scheduler-config: expected exactly one {KIND} document, found "
                          f"{len(docs)}", Source(path))
-    return parse_scheduler_config(docs[0].body, docs[0].source)
+    with reading(docs[0]):  # a malformed field deep in the file is still a one-line error
+        return parse_scheduler_config(docs[0].body, docs[0].source)
 
 
 def default_scheduler_config() -> SchedulerConfig:
