@@ -54,6 +54,9 @@ def register(app: typer.Typer) -> None:
         node_pressure: Annotated[bool, typer.Option(
             "--node-pressure", help="Kubelet node-pressure eviction from the pods' "
             "kubepreempt.io/memory-usage and ephemeral-storage-usage.")] = False,
+        kueue_version: Annotated[str, typer.Option(
+            "--kueue-version", help="Kueue release the scenario's Kueue objects follow: "
+            "current or v0.7.")] = "current",
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -64,7 +67,7 @@ def register(app: typer.Typer) -> None:
         lat = _seconds(latency, "--latency") or 0.0
         scenario = load_scenario(files, seed)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
-                      node_pressure=node_pressure)
+                      node_pressure=node_pressure, kueue_version=kueue_version)
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
@@ -78,7 +81,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
-         show_progress: bool, node_pressure: bool = False) -> SimResult:
+         show_progress: bool, node_pressure: bool = False,
+         kueue_version: str = "current") -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -99,7 +103,7 @@ def _run(scenario, queue: str, latency: float, until: float | None,
     try:
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
-                        node_pressure=node_pressure)
+                        node_pressure=node_pressure, kueue_version=kueue_version)
     finally:
         if "bar" in state:
             state["bar"].stop()

@@ -74,7 +74,8 @@ class Simulator:
     """Plays a :class:`Scenario` forward in time."""
 
     def __init__(self, scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
-                 keep_timeline: bool = True, node_pressure: bool = False) -> None:
+                 keep_timeline: bool = True, node_pressure: bool = False,
+                 kueue_version: str = "current") -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
         self.scen = scenario
@@ -111,6 +112,17 @@ class Simulator:
         self._req = [0, 0]
         alloc = self.cluster.alloc
         self._alloc = [int(alloc[:, CPU].sum()), int(alloc[:, MEMORY].sum())]
+        self.handlers: dict[str, Callable[[Any], None]] = {
+            "arrive": self._on_arrive, "term": self._on_term, "complete": self._on_complete,
+            "node-add": self._on_node_add, "node-remove": self._on_node_remove,
+            "kubelet": self._on_kubelet, "backoff": self._on_backoff, "flush": self._on_flush,
+            "kick": self._on_kick, "cycle": self._on_cycle}
+        # Actors around the scheduler (controllers, ...): they register their own event
+        # kinds in ``handlers`` and get on_bound / on_terminating / on_gone / on_node_added.
+        self.actors: list[Any] = []
+        if scenario.kueue is not None:
+            from kubepreempt.sim.kueue_actor import KueueActor
+            self.actors.append(KueueActor(self, scenario.kueue, kueue_version))
         self._setup()
 
     # ---- setup ----
@@ -142,17 +154,15 @@ class Simulator:
                 self._push(max(n.removal, n.arrival), _NODE, "node-remove", n.node.name)
         for plan in self.scen.pods:
             self._push(plan.arrival, _ARRIVE, "arrive", plan)
+        for actor in self.actors:
+            actor.start()
 
     # ---- the loop ----
     def run(self, until: float | None = None,
             progress: Callable[[float], None] | None = None) -> SimResult:
         """Process events up to ``until`` (default: until nothing is left to happen)."""
         heap = self.heap
-        handlers = {"arrive": self._on_arrive, "term": self._on_term,
-                    "complete": self._on_complete, "node-add": self._on_node_add,
-                    "node-remove": self._on_node_remove, "kubelet": self._on_kubelet,
-                    "backoff": self._on_backoff, "flush": self._on_flush,
-                    "kick": self._on_kick, "cycle": self._on_cycle}
+        handlers = self.handlers
         while heap:
             if until is not None and heap[0][0] > until:
                 break
@@ -173,6 +183,8 @@ class Simulator:
                         self.attempts, self.queue.mode)
         res.metrics = m.summarize(self.records, self.series, end)
         res.metrics.update(events=self.processed, attempts=self.attempts)
+        for actor in self.actors:
+            res.metrics.update(actor.metrics())
         return res
 
     # ---- bookkeeping helpers ----
@@ -254,6 +266,9 @@ class Simulator:
                 t, only=lambda p: p.key in self._affinity_pending))
         if self.node_pressure and not quiet:
             self._check_pressure(self.cluster.node_index[node])
+        if not quiet:
+            for actor in self.actors:
+                actor.on_bound(pod)
 
     def _signal(self, pod: Pod, t: float, etype: str, detail: str, quiet: bool = False) -> bool:
         """Send SIGTERM: the pod keeps its resources until it exits. False if already sent."""
@@ -274,6 +289,8 @@ class Simulator:
         if not quiet:
             self._event(etype, pod.key, pod.node_name, detail)
         self.version += 1
+        for actor in self.actors:
+            actor.on_terminating(pod, etype)
         return True
 
     def _gone(self, key: str, etype: str, phase: str, detail: str = "") -> None:
@@ -286,6 +303,8 @@ class Simulator:
         self._resources(pod, -1)
         self._event(etype, key, rec.node, detail)
         self._move_all()
+        for actor in self.actors:
+            actor.on_gone(pod, etype, phase)
 
     def _on_term(self, payload: tuple[str, int]) -> None:
         key, epoch = payload
@@ -377,6 +396,22 @@ class Simulator:
             self._gone(key, m.EVICTED, "Failed", detail)
 
     # ---- arrivals ----
+    def delete(self, pod: Pod, detail: str) -> None:
+        """A controller deletes one of its pods: SIGTERM if bound, else out of the queue."""
+        rec = self.records.get(pod.key)
+        if rec is None or rec.pod is not pod:
+            return
+        if pod.bound:
+            self._signal(pod, self.now, m.TERMINATED, detail)
+        elif rec.phase == "Pending":
+            self.queue.done(pod.key)
+            if pod.nominated_node_name:
+                self.nominator.remove(pod)
+            rec.phase, rec.ended_at = "Failed", self.now
+            self._pending_delta(pod.priority, -1)
+            self._event(m.TERMINATED, pod.key, None, detail)
+            self.version += 1
+
     def _on_arrive(self, plan: PodPlan) -> None:
         pod = plan.pod
         self.plans[pod.key] = plan
@@ -575,12 +610,14 @@ class Simulator:
 def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
              until: float | None = None, keep_timeline: bool = True,
              progress: Callable[[float], None] | None = None,
-             node_pressure: bool = False) -> SimResult:
+             node_pressure: bool = False, kueue_version: str = "current") -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
-    ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage.
+    ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage;
+    ``kueue_version`` (``current`` or ``v0.7``) is the Kueue release a scenario's Kueue
+    objects follow.
     """
     if queue not in (PRIORITY, FIFO):
         raise InputError(f"--queue must be {PRIORITY} or {FIFO}, not {queue!r}")
     return Simulator(scenario, queue, latency, keep_timeline,
-                     node_pressure).run(until, progress)
+                     node_pressure, kueue_version).run(until, progress)

@@ -1,0 +1,96 @@
+"""Kueue figures of a simulation: per ClusterQueue, per cohort, and preemption cycles.
+
+``kueue_metrics`` reads the Kueue actor's records after a run. Waits are per admission
+(from entering the queue, or from being requeued after an eviction, to quota
+reservation); "time to all pods running" is from admission to the last of its pods
+binding.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kubepreempt.sim.kueue_actor import KueueActor
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (``q`` in 0..100) of ``values``; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _time_weighted_mean(points: list[tuple[float, float]], end: float) -> float:
+    """Mean of a step function sampled at change points, over [first point, end]."""
+    if not points or end <= points[0][0]:
+        return points[-1][1] if points else 0.0
+    total = 0.0
+    for (t, v), (t2, _) in zip(points, [*points[1:], (end, 0.0)], strict=True):
+        total += v * (max(t2, t) - t)
+    return total / (end - points[0][0])
+
+
+def preemption_cycles(events: list[dict[str, Any]], window: float) -> list[dict[str, Any]]:
+    """Pairs of workloads that preempted each other within ``window`` seconds: ``a``
+    preempted by ``b`` at t1, then ``b`` preempted by ``a`` (readmitted) at t2 <= t1 +
+    window. Each pair is reported once, with every back-and-forth time."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    pre = [e for e in events if e["type"] == "preempted"]
+    for i, first in enumerate(pre):
+        for second in pre[i + 1:]:
+            if second["time"] - first["time"] > window:
+                break
+            if second["workload"] == first["by"] and second["by"] == first["workload"]:
+                key = tuple(sorted((first["workload"], first["by"])))
+                row = out.setdefault(key, {"workloads": list(key), "times": []})
+                for t in (first["time"], second["time"]):
+                    if t not in row["times"]:
+                        row["times"].append(t)
+    for row in out.values():
+        row["times"].sort()
+        row["count"] = len(row["times"])
+    return sorted(out.values(), key=lambda r: (r["times"][0], r["workloads"]))
+
+
+def kueue_metrics(actor: KueueActor, end: float) -> dict[str, Any]:
+    """The ``metrics.kueue`` object of ``simulate -o json``."""
+    from kubepreempt.sim.kueue_actor import CYCLE_WINDOW
+
+    queues: dict[str, dict[str, Any]] = {}
+    for name in sorted(actor.inputs.cluster_queues):
+        sws = [sw for sw in actor.workloads.values() if sw.cluster_queue == name]
+        waits = [a["wait"] for sw in sws for a in sw.admissions]
+        running = [a["allRunning"] - a["time"] for sw in sws for a in sw.admissions
+                   if a["allRunning"] is not None]
+        reasons: dict[str, int] = {}
+        for sw in sws:
+            for p in sw.preemptions:
+                reasons[p["reason"]] = reasons.get(p["reason"], 0) + 1
+        series = actor.series.get(name, [])
+        queues[name] = {
+            "workloads": len(sws),
+            "admitted": len(waits),
+            "finished": sum(sw.state == "finished" for sw in sws),
+            "pending": sum(sw.state == "pending" for sw in sws),
+            "preempted": sum(reasons.values()),
+            "preemptedByReason": dict(sorted(reasons.items())),
+            "meanAdmissionWait": _mean(waits),
+            "p95AdmissionWait": percentile(waits, 95),
+            "meanTimeToAllPodsRunning": _mean(running),
+            "borrowed": [[t, b] for t, b, _ in series],
+            "weightedShare": [[t, s] for t, _, s in series],
+        }
+    cohorts = {name: {"utilization": [[t, u] for t, u in pts],
+                      "meanUtilization": _time_weighted_mean(pts, end)}
+               for name, pts in sorted(actor.cohort_series.items())}
+    return {"clusterQueues": queues, "cohorts": cohorts, "cycles": actor.cycles,
+            "preemptionCycles": preemption_cycles(actor.events, CYCLE_WINDOW),
+            "events": actor.events}
