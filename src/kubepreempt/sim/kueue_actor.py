@@ -334,6 +334,7 @@ class KueueActor(Actor):
             self._push_active(sw, changed=False)  # the same head, the same answer
         else:
             self.inadmissible[sw.cluster_queue][sw.wl.key] = sw
+            self.dirty = True  # the queue has a new head: the next cycle differs
 
     def _changed(self) -> None:
         """Something changed that may change a cycle's answer: run the next cycle at the
