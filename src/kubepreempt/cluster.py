@@ -12,6 +12,7 @@ import math
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -33,8 +34,9 @@ from kubepreempt.manifests import Documents, paused_gc
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
+SCHEDULER_CONFIG_KIND = "KubeSchedulerConfiguration"
 SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
-                   "RuntimeClass", *SOURCE_KINDS)
+                   "RuntimeClass", *SOURCE_KINDS, SCHEDULER_CONFIG_KIND)
 
 
 def _clamp(amount: int) -> int:
@@ -94,6 +96,9 @@ class Cluster:
     # Services / ReplicationControllers / ReplicaSets / StatefulSets: the selectors of
     # PodTopologySpread's system-default constraints.
     spread_sources: SpreadSources = field(default_factory=SpreadSources)
+    # A KubeSchedulerConfiguration among the inputs (or set by --scheduler-config): the
+    # profiles a Scheduler over this snapshot uses. None = upstream's default profile.
+    scheduler_config: Any = None
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -420,6 +425,13 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
         else:
             cluster.add_pending(pod)
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
+    configs = docs.of(SCHEDULER_CONFIG_KIND)
+    if len(configs) > 1:
+        raise InputError(f"more than one {SCHEDULER_CONFIG_KIND} in the input",
+                         configs[1].source, SCHEDULER_CONFIG_KIND)
+    if configs:
+        from kubepreempt.scheduler.config import parse_scheduler_config  # avoids an import cycle
+        cluster.scheduler_config = parse_scheduler_config(configs[0].body, configs[0].source)
     for kind in SOURCE_KINDS:
         for o in docs.of(kind):
             cluster.spread_sources.add(kind, o.body, o.source)

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import print_json
+from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.engine import SimResult, simulate
 from kubepreempt.sim.scenario import load_scenario, parse_duration
 
@@ -57,6 +58,10 @@ def register(app: typer.Typer) -> None:
         kueue_version: Annotated[str, typer.Option(
             "--kueue-version", help="Kueue release the scenario's Kueue objects follow: "
             "current or v0.7.")] = "current",
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", help=CLI_HELP)] = None,
+        sample_nodes: Annotated[bool, typer.Option(
+            "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
@@ -66,6 +71,7 @@ def register(app: typer.Typer) -> None:
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
         scenario = load_scenario(files, seed)
+        use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure, kueue_version=kueue_version)
         if report:
