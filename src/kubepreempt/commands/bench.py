@@ -83,8 +83,12 @@ def register(app: typer.Typer) -> None:
             "--scheduler-config", help=CLI_HELP)] = None,
         sample_nodes: Annotated[bool, typer.Option(
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
+        kueue_version: Annotated[str, typer.Option(
+            "--kueue-version", help="Kueue release for kueue-baseline / kueue-large-scale: "
+            "current or v0.7.")] = "current",
     ) -> None:
-        """Run an upstream scheduler_perf workload in memory and report pods per second."""
+        """Run an upstream scheduler_perf workload in memory and report pods per second
+        (kueue-baseline, kueue-large-scale: Kueue's own scheduler benchmark, simulated)."""
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
         if list_:
@@ -101,6 +105,14 @@ def register(app: typer.Typer) -> None:
             return
         if workload is None:
             fail_input("name a workload (kubepreempt bench --list shows them)")
+        from kubepreempt.sim import kueue_bench
+        if workload in kueue_bench.CONFIGS:
+            kresult = kueue_bench.run(kueue_bench.CONFIGS[workload], kueue_version)
+            if output == "json":
+                print_json(kresult)
+            else:
+                kueue_bench.render(kresult)
+            return
         if not scale > 0:
             fail_input("--scale must be positive")
         try:

@@ -106,6 +106,8 @@ class SimWorkload:
     running: int = 0
     admissions: list[dict[str, Any]] = field(default_factory=list)
     preemptions: list[dict[str, Any]] = field(default_factory=list)
+    # (state of its cohort tree, its own state) -> the nomination made on that state
+    nomination: tuple[tuple[int, int], _Entry] | None = None
 
 
 @dataclass(slots=True)
@@ -125,6 +127,10 @@ class KueueActor(Actor):
     def __init__(self, sim: Simulator, docs: Documents, version: str) -> None:
         self.sim = sim
         self.sem = semantics_for(version)
+        # Podless (Kueue's own scheduler benchmark, "minimalkueue"): an admitted workload
+        # creates no pods and finishes its duration after admission.
+        self.podless = False
+        self.started = False
         wl_docs = docs.of("Workload")
         jobs = docs.of("Job")
         base = Documents()
@@ -145,6 +151,8 @@ class KueueActor(Actor):
         self.inadmissible: dict[str, dict[str, SimWorkload]] = {
             name: {} for name in self.inputs.cluster_queues}
         self.seq = 0
+        self.to_release: list[SimWorkload] = []
+        self.tree_version: dict[str, int] = {}
         self.backoff = 0.0
         self.cycle_pending = False
         self.spinning = False  # the loop has pending heads (else it blocks in Heads)
@@ -154,12 +162,15 @@ class KueueActor(Actor):
         self.events: list[dict[str, Any]] = []
         self.series: dict[str, list[tuple[float, float, float]]] = {}  # cq -> (t, borrowed, share)
         self.cohort_series: dict[str, list[tuple[float, float]]] = {}
+        # cq -> [usage integral (units x s), time of the last change, current usage]
+        self.usage_ms: dict[str, list] = {}
         for obj in wl_docs:
             self._add_workload_objects(obj)
         for obj in jobs:
             self._add_job_objects(obj)
         sim.handlers["kueue-arrive"] = self._on_arrive
         sim.handlers["kueue-cycle"] = self._on_cycle
+        sim.handlers["kueue-finish"] = self._on_finish
 
     # ---- input ----
     def _resolve(self, name: str, source: str) -> int:
@@ -191,10 +202,12 @@ class KueueActor(Actor):
         return [(f"{obj.name}-{i}", t) for i, t in enumerate(times)]
 
     def _add_workload_objects(self, obj: RawObject) -> None:
-        for name, t in self._copies(obj):
-            body = copy.deepcopy(obj.body)
-            body["metadata"]["name"] = name
-            body.pop("status", None)
+        copies = self._copies(obj)
+        for name, t in copies:
+            body = obj.body if len(copies) == 1 else copy.deepcopy(obj.body)
+            if len(copies) > 1 or "status" in body:
+                body = {**body, "metadata": {**body["metadata"], "name": name}}
+                body.pop("status", None)
             wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
                                 self.sem)
             ps = wl.pod_sets[0]
@@ -242,10 +255,19 @@ class KueueActor(Actor):
         sw.wl.uid = sw.wl.uid or sw.wl.key
         self.workloads[sw.wl.key] = sw
         self.arrivals.append((t, sw))
+        if self.started:
+            self.sim._push(t, 2, "kueue-arrive", sw)
+
+    def add_workload(self, wl: Workload, arrival: float, duration: float | None) -> None:
+        """Add a parsed single-pod-set Workload arriving at ``arrival`` (bulk callers
+        such as the benchmark build Workloads directly)."""
+        ps = wl.pod_sets[0]
+        self._plan(SimWorkload(wl, {}, ps.name, ps.count, duration, None), arrival)
 
     # ---- actor hooks ----
     def start(self) -> None:
         """Push every workload's arrival."""
+        self.started = True
         for t, sw in self.arrivals:
             self.sim._push(t, 2, "kueue-arrive", sw)  # with the pods' arrivals
 
@@ -275,12 +297,7 @@ class KueueActor(Actor):
         if phase == "Succeeded":
             sw.succeeded += 1
             if sw.succeeded >= sw.count:
-                sw.state = "finished"
-                sw.wl.conditions = (*sw.wl.conditions, Condition("Finished", "True",
-                                                                  "Succeeded", "",
-                                                                  self.sim.now))
-                self._release(sw)
-                self._event("finished", sw, "")
+                self._finish(sw)
         else:  # the Job controller replaces a pod it lost
             self._create_pods(sw, 1)
 
@@ -396,7 +413,29 @@ class KueueActor(Actor):
             self.cycle_pending = True
             self.sim._push(self.sim.now + self.backoff, 6, "kueue-cycle", None)
 
+    def _root(self, cq: str) -> str:
+        st = self.snap.cqs.get(cq)
+        return st.root().name if st is not None else cq
+
+    def _bump(self, cq: str) -> None:
+        """The admitted set of ``cq``'s cohort tree changed: its nominations are stale."""
+        root = self._root(cq)
+        self.tree_version[root] = self.tree_version.get(root, 0) + 1
+
     def _nominate(self, sw: SimWorkload) -> _Entry:
+        """Flavors and targets for a head; reused while neither its cohort tree's
+        admitted workloads nor the workload itself changed (same input, same answer)."""
+        key = (self.tree_version.get(self._root(sw.cluster_queue), 0),
+               len(sw.admissions) + len(sw.preemptions))
+        if sw.nomination is not None and sw.nomination[0] == key:
+            old = sw.nomination[1]
+            return _Entry(sw, old.info, old.assignment, old.targets, old.reason, "",
+                          old.message)
+        e = self._nominate_now(sw)
+        sw.nomination = (key, e)
+        return e
+
+    def _nominate_now(self, sw: SimWorkload) -> _Entry:
         info = WorkloadInfo(sw.wl, sw.cluster_queue, [
             PodSetResources(ps.name, ps.count, {r: v * ps.count for r, v in
                                                 ps.requests.items()})
@@ -466,10 +505,16 @@ class KueueActor(Actor):
             out["admitted"] = out["any"] = True
         for info in assumed:
             self.snap.remove_workload(info)
+        touched = [e.sw.cluster_queue for e in nominated if e.status == "assumed"]
+        released, self.to_release = self.to_release, []
+        for sw in released:
+            self._release(sw)
+            self._requeue_evicted(sw)
         for e in entries:
             if e.status != "assumed" and (e.assignment is not None or e.reason == "Inactive"):
                 self._requeue(e)
-        self._sample()
+        if touched:
+            self._sample(touched)
         return out
 
     def _admitted_info(self, e: _Entry) -> WorkloadInfo:
@@ -492,6 +537,7 @@ class KueueActor(Actor):
         sw.info = info
         sw.flavors = dict(info.total_requests[0].flavors)
         self.snap.add_workload(info)
+        self._bump(sw.cluster_queue)
         sw.state = "admitted"
         sw.admitted_at = now
         sw.succeeded = 0
@@ -501,7 +547,23 @@ class KueueActor(Actor):
                               "allRunning": None})
         self._event("admitted", sw, ", ".join(f"{r}={f}" for r, f in sorted(
             sw.flavors.items())))
+        if self.podless:
+            if sw.duration is not None:
+                self.sim._push(now + sw.duration, 0, "kueue-finish", (sw, len(sw.admissions)))
+            return
         self._create_pods(sw, sw.count)
+
+    def _on_finish(self, payload: tuple[SimWorkload, int]) -> None:
+        sw, admission = payload
+        if sw.state == "admitted" and len(sw.admissions) == admission:
+            self._finish(sw)
+
+    def _finish(self, sw: SimWorkload) -> None:
+        sw.state = "finished"
+        sw.wl.conditions = (*sw.wl.conditions, Condition("Finished", "True", "Succeeded", "",
+                                                          self.sim.now))
+        self._release(sw)
+        self._event("finished", sw, "")
 
     def _issue_preemptions(self, e: _Entry) -> int:
         """Evict the targets not already evicted (``IssuePreemptions``)."""
@@ -526,6 +588,7 @@ class KueueActor(Actor):
                 Condition("Evicted", "True", "Preempted", "", now),
                 Condition("Preempted", "True", reason, "", now))
             victim.state = "evicting"
+            self._bump(victim.cluster_queue)
             victim.preemptions.append({"time": now, "by": preemptor.wl.key,
                                        "reason": t.reason})
             self.events.append({"time": now, "type": "preempted", "workload": victim.wl.key,
@@ -535,9 +598,8 @@ class KueueActor(Actor):
                             f"by {preemptor.wl.key} ({t.reason})")
             for pod in list(victim.pods.values()):
                 self.sim.delete(pod, f"workload {victim.wl.key} preempted")
-            if not victim.pods:
-                self._release(victim)
-                self._requeue_evicted(victim)
+            if not victim.pods:  # nothing to wait for: released once the cycle is over
+                self.to_release.append(victim)
             issued += 1
         return issued
 
@@ -545,11 +607,12 @@ class KueueActor(Actor):
         """The workload's quota is released (upstream: QuotaReserved unset)."""
         if sw.info is not None:
             self.snap.remove_workload(sw.info)
+            self._bump(sw.cluster_queue)
             sw.info = None
         sw.wl.admission_cq = ""
         sw.wl.conditions = tuple(c for c in sw.wl.conditions
                                  if c.type not in ("QuotaReserved", "Admitted"))
-        self._sample()
+        self._sample([sw.cluster_queue])
         self._queue_inadmissible(sw.cluster_queue)
         self._changed()
 
@@ -597,9 +660,19 @@ class KueueActor(Actor):
                             "clusterQueue": sw.cluster_queue, "detail": detail})
         self.sim._event(f"kueue-{etype}", sw.wl.key, None, detail)
 
-    def _sample(self) -> None:
+    def _sample(self, names: list[str] | None = None) -> None:
+        """Record borrowed quota and weighted share of the ClusterQueues ``names`` (all
+        when None) and the utilisation of their cohorts, at changes only."""
         now = self.sim.now
-        for name, st in self.snap.cqs.items():
+        cohorts: dict[str, CohortState] = {}
+        for name in (self.snap.cqs if names is None else names):
+            st = self.snap.cqs.get(name)
+            if st is None:
+                continue
+            root = st.root()
+            if isinstance(root, CohortState):
+                for co in [*st.path_to_root()]:
+                    cohorts[co.name] = co
             borrowed = 0
             for fr, used in st.usage.items():
                 borrowed += max(0, used - st.quotas[fr].nominal) if fr in st.quotas else used
@@ -611,7 +684,10 @@ class KueueActor(Actor):
                 points[-1] = row
             elif not points or points[-1][1:] != row[1:]:
                 points.append(row)
-        for name, co in self.snap.cohorts.items():
+            usage = self.usage_ms.setdefault(name, [0.0, now, 0])
+            usage[0] += usage[2] * (now - usage[1])
+            usage[1], usage[2] = now, sum(st.usage.values())
+        for name, co in cohorts.items():
             # Utilisation: the busiest resource's usage over the member queues' nominal.
             total: dict[str, int] = {}
             used: dict[str, int] = {}

@@ -43,17 +43,19 @@ def preemption_cycles(events: list[dict[str, Any]], window: float) -> list[dict[
     preempted by ``b`` at t1, then ``b`` preempted by ``a`` (readmitted) at t2 <= t1 +
     window. Each pair is reported once, with every back-and-forth time."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
-    pre = [e for e in events if e["type"] == "preempted"]
-    for i, first in enumerate(pre):
-        for second in pre[i + 1:]:
-            if second["time"] - first["time"] > window:
-                break
-            if second["workload"] == first["by"] and second["by"] == first["workload"]:
-                key = tuple(sorted((first["workload"], first["by"])))
-                row = out.setdefault(key, {"workloads": list(key), "times": []})
-                for t in (first["time"], second["time"]):
-                    if t not in row["times"]:
-                        row["times"].append(t)
+    last: dict[tuple[str, str], list[float]] = {}  # (victim, preemptor) -> times
+    for e in events:
+        if e["type"] != "preempted":
+            continue
+        victim, by, t = e["workload"], e["by"], e["time"]
+        back = [t0 for t0 in last.get((by, victim), []) if t - t0 <= window]
+        if back:
+            key = (min(victim, by), max(victim, by))
+            row = out.setdefault(key, {"workloads": list(key), "times": []})
+            for t0 in (*back, t):
+                if t0 not in row["times"]:
+                    row["times"].append(t0)
+        last.setdefault((victim, by), []).append(t)
     for row in out.values():
         row["times"].sort()
         row["count"] = len(row["times"])
