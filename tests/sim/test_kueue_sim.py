@@ -235,11 +235,15 @@ def test_preemption_cycles_are_pairs_preempting_each_other_within_the_window() -
           {"type": "preempted", "time": 90.0, "workload": "ns/x", "by": "ns/y"},
           {"type": "preempted", "time": 95.0, "workload": "ns/z", "by": "ns/y"},
           {"type": "preempted", "time": 2000.0, "workload": "ns/y", "by": "ns/z"}]
-    assert preemption_cycles(ev, 600.0) == [
-        {"workloads": ["ns/x", "ns/y"], "times": [10.0, 50.0, 90.0], "count": 3}]
-    # z -> y comes 1905 s after y -> z: outside the window, not a cycle.
-    assert preemption_cycles(ev, 100.0) == [
-        {"workloads": ["ns/x", "ns/y"], "times": [10.0, 50.0, 90.0], "count": 3}]
+    mutual = {"kind": "mutual", "workloads": ["ns/x", "ns/y"], "times": [10.0, 50.0, 90.0],
+              "count": 3}
+    # x is preempted by y at 10 and again at 90: a repeated loop when the window allows.
+    repeated = {"kind": "repeated", "workloads": ["ns/x", "ns/y"], "preemptor": "ns/y",
+                "times": [10.0, 90.0], "count": 2}
+    assert preemption_cycles(ev, 600.0) == [mutual, repeated]
+    # z -> y comes 1905 s after y -> z: outside the window, not a cycle; 80 s between
+    # the two preemptions of x by y is outside a 50 s window.
+    assert preemption_cycles(ev, 50.0) == [mutual]
     assert preemption_cycles(ev, 30.0) == []
 
 
@@ -247,3 +251,29 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 95) == 5.0
     assert percentile(list(map(float, range(1, 21))), 95) == 19.0
     assert percentile([], 95) is None
+
+
+@pytest.mark.parametrize("version", ["current", "v0.7"])
+def test_fair_sharing_flapping_configuration_is_flagged(version: str) -> None:
+    res = simulate(load_scenario(["examples/sim/kueue-flapping.yaml"]), until=60.0,
+                   kueue_version=version)
+    k = res.metrics["kueue"]
+    pre = [(e["time"], e["workload"], e["by"], e["reason"]) for e in k["events"]
+           if e["type"] == "preempted"]
+    # 10 s: p-train (share with it 3/4 cpu = 750) may preempt q-train (q's share without
+    # it: 3Gi/4Gi memory = 750). q-train's pods leave after 5 s; the loop, spinning since
+    # 10 s, next runs at 15.027 s: equal shares (750 each), q-train wins on priority and
+    # is readmitted, p-train no longer fits; the cycle right after (same instant)
+    # preempts q-train again. Every round takes 5 s of grace plus 27 ms of loop ticks.
+    times = [10.0]
+    while len(times) < 10:
+        nxt = _tick(times[-1], times[-1] + 5.0)
+        if nxt > 60:
+            break
+        times.append(nxt)
+    assert [p[0] for p in pre] == approx(times)
+    assert {p[1:] for p in pre} == {("q/job-q-train", "p/job-p-train", "InCohortFairSharing")}
+    loops = k["preemptionCycles"]
+    assert [(r["kind"], r["workloads"], r["count"]) for r in loops] == [
+        ("repeated", ["q/job-q-train", "p/job-p-train"], len(times))]
+    assert k["clusterQueues"]["team-p"]["admitted"] == 0

@@ -8,8 +8,8 @@ queue. Each Kueue scheduling cycle (upstream ``pkg/scheduler/scheduler.go``):
 1. pops the head of every ClusterQueue with pending workloads;
 2. nominates each: flavor assignment (:class:`~kubepreempt.kueue.flavors.FlavorAssigner`)
    and, in Preempt mode, targets (:func:`~kubepreempt.kueue.preemption.get_targets`);
-3. orders the entries as Kueue's classical iterator (not borrowing first, higher
-   priority first, older first);
+3. orders the entries as Kueue does (:mod:`kubepreempt.sim.kueue_order`: classical, or
+   the fair-sharing tournament);
 4. processes them in order: NoFit and Preempt-without-targets are requeued; an entry
    whose targets overlap an earlier entry's, or that no longer fits after the earlier
    entries of this cycle, is skipped; otherwise its usage is assumed for the rest of the
@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import heapq
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,7 @@ from kubepreempt.kueue.quota import CohortState, PodSetResources, Snapshot, Work
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kueue_order import classical_key, fair_sharing_iterator, v07_fair_key
 from kubepreempt.sim.scenario import (
     ARRIVAL,
     DURATION,
@@ -460,13 +462,20 @@ class KueueActor(Actor):
     def _schedule(self, heads: list[SimWorkload]) -> dict[str, bool]:
         entries = [self._nominate(sw) for sw in heads]
         nominated = [e for e in entries if e.assignment is not None]
-        nominated.sort(key=lambda e: (e.assignment.borrowing, -e.sw.wl.priority,
-                                      queue_order_time(e.info, self.sem.
-                                                       admission_check_eviction_orders)))
+        order_time = self._order_time
+        if not self.inputs.config.fair_sharing:
+            nominated.sort(key=classical_key(order_time))
+            ordered: Iterable[_Entry] = nominated
+        elif self.sem.fair_sharing_tree:
+            ordered = fair_sharing_iterator(nominated, self.snap, self._admitted_info,
+                                            order_time)
+        else:
+            nominated.sort(key=v07_fair_key(self.snap, self._admitted_info, order_time))
+            ordered = nominated
         preempted: dict[str, Target] = {}
         assumed: list[WorkloadInfo] = []  # usage added for the rest of this cycle only
         out = {"admitted": False, "any": False}
-        for e in nominated:
+        for e in ordered:
             assert e.assignment is not None
             mode = e.assignment.mode
             if mode == Mode.NO_FIT:
@@ -516,6 +525,9 @@ class KueueActor(Actor):
         if touched:
             self._sample(touched)
         return out
+
+    def _order_time(self, info: WorkloadInfo) -> float:
+        return queue_order_time(info, self.sem.admission_check_eviction_orders)
 
     def _admitted_info(self, e: _Entry) -> WorkloadInfo:
         assert e.assignment is not None

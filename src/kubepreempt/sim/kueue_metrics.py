@@ -39,27 +39,38 @@ def _time_weighted_mean(points: list[tuple[float, float]], end: float) -> float:
 
 
 def preemption_cycles(events: list[dict[str, Any]], window: float) -> list[dict[str, Any]]:
-    """Pairs of workloads that preempted each other within ``window`` seconds: ``a``
-    preempted by ``b`` at t1, then ``b`` preempted by ``a`` (readmitted) at t2 <= t1 +
-    window. Each pair is reported once, with every back-and-forth time."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    last: dict[tuple[str, str], list[float]] = {}  # (victim, preemptor) -> times
+    """Preemption loops within ``window`` seconds, as users report them upstream:
+
+    * ``mutual``: ``a`` preempted by ``b``, then ``b`` preempted by ``a`` (readmitted);
+    * ``repeated``: ``a`` preempted by ``b``, readmitted (it took the space first), and
+      preempted by ``b`` again.
+
+    One row per pair and kind, with every preemption time of the loop."""
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    seen: dict[tuple[str, str], list[float]] = {}  # (victim, preemptor) -> times
+
+    def add(kind: str, key: tuple[str, str], times: list[float], **extra: str) -> None:
+        row = out.setdefault((kind, *key), {"kind": kind, "workloads": list(key),
+                                            "times": [], **extra})
+        for t0 in times:
+            if t0 not in row["times"]:
+                row["times"].append(t0)
+
     for e in events:
         if e["type"] != "preempted":
             continue
         victim, by, t = e["workload"], e["by"], e["time"]
-        back = [t0 for t0 in last.get((by, victim), []) if t - t0 <= window]
+        back = [t0 for t0 in seen.get((by, victim), []) if t - t0 <= window]
         if back:
-            key = (min(victim, by), max(victim, by))
-            row = out.setdefault(key, {"workloads": list(key), "times": []})
-            for t0 in (*back, t):
-                if t0 not in row["times"]:
-                    row["times"].append(t0)
-        last.setdefault((victim, by), []).append(t)
+            add("mutual", (min(victim, by), max(victim, by)), [*back, t])
+        again = [t0 for t0 in seen.get((victim, by), []) if t - t0 <= window]
+        if again:
+            add("repeated", (victim, by), [*again, t], preemptor=by)
+        seen.setdefault((victim, by), []).append(t)
     for row in out.values():
         row["times"].sort()
         row["count"] = len(row["times"])
-    return sorted(out.values(), key=lambda r: (r["times"][0], r["workloads"]))
+    return sorted(out.values(), key=lambda r: (r["times"][0], r["kind"], r["workloads"]))
 
 
 def kueue_metrics(actor: KueueActor, end: float) -> dict[str, Any]:
