@@ -54,7 +54,13 @@ from kubepreempt.kueue.objects import (
     parse_workload,
 )
 from kubepreempt.kueue.oracle import preemption_oracle
-from kubepreempt.kueue.preemption import Target, fits_with, get_targets, queue_order_time
+from kubepreempt.kueue.preemption import (
+    Target,
+    fits_with,
+    get_targets,
+    queue_order_time,
+    resources_requiring_preemption,
+)
 from kubepreempt.kueue.quota import CohortState, PodSetResources, Snapshot, WorkloadInfo
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject
@@ -449,15 +455,34 @@ class KueueActor(Actor):
             return e
         st = self.snap.cqs[sw.cluster_queue]
         now = self.sim.now
-        oracle = preemption_oracle(info, self.snap, now) \
+        memo: dict[tuple[tuple[str, str], int], list[Target]] = {}
+        oracle = preemption_oracle(info, self.snap, now, memo) \
             if self.sem.flavor_preemption_oracle else None
         e.assignment = FlavorAssigner(info, sw.wl.pod_sets, st, self.inputs.flavors,
                                       self.inputs.config.fair_sharing, self.sem,
                                       oracle).assign()
         e.message = e.assignment.message()
         if e.assignment.mode == Mode.PREEMPT:
-            e.targets = get_targets(info, e.assignment, self.snap, now)
+            e.targets = self._oracle_answer(info, e.assignment, memo)
+            if e.targets is None:
+                e.targets = get_targets(info, e.assignment, self.snap, now)
         return e
+
+    def _oracle_answer(self, info: WorkloadInfo, assignment: Assignment,
+                       memo: dict[tuple[tuple[str, str], int], list[Target]]
+                       ) -> list[Target] | None:
+        """``GetTargets``' answer when the oracle already asked the same question: one
+        flavor-resource needing preemption and requested (current ``getTargets`` then
+        calls ``targets_for`` with exactly the oracle's request, on the same snapshot)."""
+        if not memo or not (self.sem.classified_preemption or self.sem.fair_sharing_tree):
+            return None
+        req = assignment.total_requests_for(info)
+        flat = [((f, r), v) for f, rs in req.items() for r, v in rs.items()]
+        need = resources_requiring_preemption(assignment)
+        frs = {(f, r) for f, rs in need.items() for r in rs}
+        if len(flat) != 1 or frs != {flat[0][0]}:
+            return None
+        return memo.get(flat[0])
 
     def _schedule(self, heads: list[SimWorkload]) -> dict[str, bool]:
         entries = [self._nominate(sw) for sw in heads]
