@@ -277,3 +277,24 @@ def test_fair_sharing_flapping_configuration_is_flagged(version: str) -> None:
     assert [(r["kind"], r["workloads"], r["count"]) for r in loops] == [
         ("repeated", ["q/job-q-train", "p/job-p-train"], len(times))]
     assert k["clusterQueues"]["team-p"]["admitted"] == 0
+
+
+def test_simulate_cli_kueue_version_json_and_table(capsys, monkeypatch) -> None:
+    import json
+
+    from kubepreempt.cli import main
+
+    scenario = "examples/sim/kueue-flapping.yaml"
+    assert main(["simulate", scenario, "--until", "30s", "-o", "json",
+                 "--kueue-version", "v0.7"]) == 0
+    k = json.loads(capsys.readouterr().out)["metrics"]["kueue"]
+    assert k["clusterQueues"]["team-q"]["preemptedByReason"] == {"InCohortFairSharing": 4}
+    assert k["preemptionCycles"][0]["kind"] == "repeated"
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["simulate", scenario, "--until", "30s"]) == 0
+    out = capsys.readouterr().out
+    assert "Kueue per ClusterQueue" in out
+    assert ("preemption loop: q/job-q-train was preempted by p/job-p-train, readmitted and "
+            "preempted again 4 times") in out
+    assert main(["simulate", scenario, "--kueue-version", "v0.9"]) == 2
+    assert "--kueue-version 'v0.9' is not one of" in capsys.readouterr().err

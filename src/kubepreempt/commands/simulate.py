@@ -141,6 +141,10 @@ def render(result: SimResult, max_rows: int) -> None:
                         str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
                         _fmt(c["p95Pending"]), f"{c['workLost']:.0f}")
     console.print(summary)
+    if "kueue" in result.metrics:
+        from kubepreempt.sim.kueue_metrics import render_kueue
+
+        render_kueue(result.metrics["kueue"], console)
     u = result.metrics["utilization"]
     console.print(f"Simulated {result.end:g} s: {result.processed} events, {result.attempts} "
                   f"scheduling attempts; cpu utilisation mean {u['cpuMean'] * 100:.1f}%, peak "

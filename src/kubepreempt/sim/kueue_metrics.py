@@ -107,3 +107,26 @@ def kueue_metrics(actor: KueueActor, end: float) -> dict[str, Any]:
     return {"clusterQueues": queues, "cohorts": cohorts, "cycles": actor.cycles,
             "preemptionCycles": preemption_cycles(actor.events, CYCLE_WINDOW),
             "events": actor.events}
+
+
+def render_kueue(k: dict[str, Any], console: Any) -> None:
+    """Per-ClusterQueue table and the preemption loops, for ``simulate``'s table output."""
+    from rich.table import Table
+
+    def secs(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f}"
+
+    table = Table("ClusterQueue", "workloads", "admissions", "finished", "pending",
+                  "preempted", "mean wait (s)", "p95 wait (s)", "all pods running (s)",
+                  title="Kueue per ClusterQueue (waits: queued to admitted)")
+    for name, q in k["clusterQueues"].items():
+        table.add_row(name, str(q["workloads"]), str(q["admitted"]), str(q["finished"]),
+                      str(q["pending"]), str(q["preempted"]), secs(q["meanAdmissionWait"]),
+                      secs(q["p95AdmissionWait"]), secs(q["meanTimeToAllPodsRunning"]))
+    console.print(table)
+    for loop in k["preemptionCycles"]:
+        a, b = loop["workloads"]
+        what = f"{a} and {b} preempted each other" if loop["kind"] == "mutual" else \
+            f"{a} was preempted by {b}, readmitted and preempted again"
+        console.print(f"[red]preemption loop[/]: {what} {loop['count']} times "
+                      f"({loop['times'][0]:g} s to {loop['times'][-1]:g} s)")
