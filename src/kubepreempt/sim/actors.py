@@ -33,6 +33,9 @@ class Actor:
     def on_node_added(self, node: Node) -> None:
         """``node`` joined the cluster."""
 
+    def on_node_removed(self, name: str) -> None:
+        """Node ``name`` left the cluster (its pods are gone)."""
+
     def metrics(self) -> dict[str, Any]:
         """Keys this actor adds to ``metrics``."""
         return {}

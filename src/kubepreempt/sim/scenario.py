@@ -16,6 +16,10 @@ Annotations (all optional):
 * ``kubepreempt.io/memory-usage``, ``kubepreempt.io/ephemeral-storage-usage`` (Pod): what
   the pod uses once running (quantities such as ``1Gi``), for node-pressure eviction
   (``--node-pressure``); default: the pod's request.
+* ``kubepreempt.io/arrival`` on a Deployment, ReplicaSet, StatefulSet, Job or DaemonSet:
+  when the object is created; its controller then runs in the simulation
+  (:mod:`kubepreempt.sim.controllers`). Its pod template's annotations (``duration``,
+  ``exit-after-signal``, ``*-usage``) time each pod it creates.
 
 Times are ``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds.
 """
@@ -48,6 +52,7 @@ SIM_KINDS = ("PodMetrics",)
 KUEUE_KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue",
                "WorkloadPriorityClass", "Workload", "Configuration")
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -102,6 +107,7 @@ class PodPlan:
     via_kubelet: bool = False  # arrives with spec.nodeName: kubelet admission
     template: str = ""  # pods of one template share scheduling answers
     usage: dict[str, int] = field(default_factory=dict)  # modelled usage (bytes)
+    admitted: bool = False  # passed quota admission already (a controller created it)
 
 
 @dataclass(slots=True)
@@ -114,6 +120,14 @@ class NodePlan:
 
 
 @dataclass(slots=True)
+class WorkloadPlan:
+    """A workload object of the scenario and when it arrives."""
+
+    obj: RawObject
+    arrival: float = 0.0
+
+
+@dataclass(slots=True)
 class Scenario:
     """The cluster at time 0 plus everything that happens later."""
 
@@ -123,11 +137,13 @@ class Scenario:
     initial: dict[str, PodPlan] = field(default_factory=dict)  # running at time 0
     kueue: Documents | None = None  # Kueue objects and queued Jobs (sim/kueue_actor.py)
     rng: random.Random | None = None  # the seeded source of Poisson arrivals
+    workloads: list[WorkloadPlan] = field(default_factory=list)  # run by controllers
 
     @property
     def horizon(self) -> float:
         """The last scheduled arrival or removal (for progress bars)."""
         times = [p.arrival for p in self.pods] + [n.arrival for n in self.nodes]
+        times += [w.arrival for w in self.workloads]
         times += [n.removal for n in self.nodes if n.removal is not None]
         return max(times, default=0.0)
 
@@ -227,6 +243,7 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
     later_pods: list[tuple[RawObject, float | None]] = []
     node_plans: list[tuple[RawObject, float, float | None]] = []
     kueue = Documents()
+    workloads: list[WorkloadPlan] = []
     for kind, objs in docs.by_kind.items():
         for obj in objs:
             if is_kueue_object(obj):
@@ -248,9 +265,12 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
                 _usage(obj)
                 later_pods.append((obj, arrival))
                 continue
+            elif kind in CONTROLLER_KINDS:
+                workloads.append(WorkloadPlan(obj, _time(obj, ARRIVAL, 0.0) or 0.0))
+                continue
             base.add(obj)
     cluster = build_cluster(base, warn=True, extra_kinds=SIM_KINDS)
-    scen = Scenario(cluster, rng=rng)
+    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival), rng=rng)
     if any(kind != "PriorityClass" for kind in kueue.by_kind):
         scen.kueue = kueue
     for obj, arrival, removal in node_plans:
