@@ -34,3 +34,22 @@ def test_tiny_benchmark_figures_by_hand() -> None:
     # 2 cpu busy for 3 s of the 3 s monitored (first arrival to the end): 100 %.
     assert r["clusterQueueClassMinUsage"]["cq"]["valuePct"] == 100.0
     assert r["admitted"] == 2 and r["workloads"] == 2
+
+
+def test_bench_cli_lists_and_runs_kueue_benchmarks(capsys, monkeypatch) -> None:
+    import json
+
+    from kubepreempt.cli import main
+    from kubepreempt.sim import kueue_bench
+
+    assert main(["bench", "--list", "-o", "json"]) == 0
+    names = [w["workload"] for w in json.loads(capsys.readouterr().out)]
+    assert names[-2:] == ["kueue-baseline", "kueue-large-scale"]
+    monkeypatch.setitem(kueue_bench.CONFIGS, "tiny", TINY)
+    assert main(["bench", "tiny", "-o", "json", "--kueue-version", "v0.7"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kueueVersion"] == "v0.7" and out["simulatedMakespanMs"] == 4000
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["bench", "tiny"]) == 0
+    table = capsys.readouterr().out
+    assert "small: mean time to admission (ms)" in table and "<= 1000" in table

@@ -92,15 +92,21 @@ def register(app: typer.Typer) -> None:
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
         if list_:
+            from kubepreempt.sim.kueue_bench import CONFIGS, describe
             if output == "json":
                 print_json([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
                              "measuredPods": w.total_pods, "description": w.description}
-                            for w in workloads.WORKLOADS.values()])
+                            for w in workloads.WORKLOADS.values()]
+                           + [{"workload": c.name, "nodes": 0, "initialPods": 0,
+                               "measuredPods": 0, "description": describe(c)}
+                              for c in CONFIGS.values()])
                 return
             table = Table("workload", "nodes", "initial pods", "measured pods", "what")
             for w in workloads.WORKLOADS.values():
                 table.add_row(w.name, str(w.nodes), str(w.initial), str(w.total_pods),
                               w.description)
+            for c in CONFIGS.values():
+                table.add_row(c.name, "-", "-", "-", describe(c))
             Console().print(table)
             return
         if workload is None:

@@ -73,6 +73,13 @@ LARGE_SCALE = KueueBenchConfig(
 CONFIGS = {c.name: c for c in (BASELINE, LARGE_SCALE)}
 
 
+def describe(cfg: KueueBenchConfig) -> str:
+    """One line for ``bench --list``."""
+    n = cfg.cohorts * cfg.queues * sum(c.count for c in cfg.classes)
+    return (f"Kueue scheduler benchmark: {cfg.cohorts} cohorts x {cfg.queues} ClusterQueues, "
+            f"{n:,} workloads, no pods (--kueue-version)")
+
+
 def _obj(kind: str, body: dict[str, Any]) -> RawObject:
     return RawObject(kind, body, Source("<bench>"))
 
