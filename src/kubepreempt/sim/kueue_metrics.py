@@ -78,8 +78,11 @@ def kueue_metrics(actor: KueueActor, end: float) -> dict[str, Any]:
     from kubepreempt.sim.kueue_actor import CYCLE_WINDOW
 
     queues: dict[str, dict[str, Any]] = {}
+    by_queue: dict[str, list[Any]] = {}
+    for sw in actor.workloads.values():
+        by_queue.setdefault(sw.cluster_queue, []).append(sw)
     for name in sorted(actor.inputs.cluster_queues):
-        sws = [sw for sw in actor.workloads.values() if sw.cluster_queue == name]
+        sws = by_queue.get(name, [])
         waits = [a["wait"] for sw in sws for a in sw.admissions]
         running = [a["allRunning"] - a["time"] for sw in sws for a in sw.admissions
                    if a["allRunning"] is not None]
