@@ -161,6 +161,7 @@ class KueueActor(Actor):
         self.seq = 0
         self.to_release: list[SimWorkload] = []
         self.tree_version: dict[str, int] = {}
+        self.waiting: dict[str, set[str]] = {}  # cohort root -> queues with inadmissible
         self.backoff = 0.0
         self.cycle_pending = False
         self.spinning = False  # the loop has pending heads (else it blocks in Heads)
@@ -338,11 +339,9 @@ class KueueActor(Actor):
 
     def _queue_inadmissible(self, cq_name: str) -> None:
         """``QueueInadmissibleWorkloads`` for every queue of ``cq_name``'s cohort tree."""
-        st = self.snap.cqs.get(cq_name)
-        names = [cq_name]
-        if st is not None and isinstance(st.root(), CohortState):
-            names = [q.name for q in st.root().subtree_cluster_queues()]
-        for name in names:
+        # Only the tree's queues that hold inadmissible workloads (sorted: the order the
+        # tree lists them in would not change which heads exist, only heap sequence ties).
+        for name in sorted(self.waiting.pop(self._root(cq_name), ())):
             waiting = self.inadmissible.get(name)
             if waiting:
                 self.inadmissible[name] = {}
@@ -359,6 +358,7 @@ class KueueActor(Actor):
             self._push_active(sw, changed=False)  # the same head, the same answer
         else:
             self.inadmissible[sw.cluster_queue][sw.wl.key] = sw
+            self.waiting.setdefault(self._root(sw.cluster_queue), set()).add(sw.cluster_queue)
             self.dirty = True  # the queue has a new head: the next cycle differs
 
     def _changed(self) -> None:
