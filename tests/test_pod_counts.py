@@ -1,4 +1,5 @@
-"""The incremental per-node counts behind InterPodAffinity give a full scan's answers.
+"""The incremental per-node counts behind InterPodAffinity and PodTopologySpread give a
+full scan's answers.
 
 After every bind or removal of a random history, the plugin's PreFilter counts, its vector
 filter and its raw scores (from ``pod_counts``, refreshed through ``Cluster.change_log``)
@@ -7,6 +8,8 @@ must equal the reference computations that scan every bound pod.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from hypothesis import given, settings
 from plugins.plugin_builders import make_cluster, new_state
@@ -14,6 +17,7 @@ from test_fast_scheduling import histories, random_pod
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.framework import group_failures
+from kubepreempt.scheduler.plugins import pod_topology_spread as spread
 from kubepreempt.scheduler.plugins.inter_pod_affinity import (
     InterPodAffinity,
     _Counts,
@@ -86,3 +90,94 @@ def test_counts_follow_binds_and_removals(history, incoming) -> None:
         elif bound:
             cluster.remove(bound.pop(step[1] % len(bound)))
         check(cluster, incoming)
+
+
+# ---- PodTopologySpread -------------------------------------------------------------------
+def scanned_spread_counts(pod: Pod, cluster) -> list[dict[str, int]]:
+    """``calPreFilterState`` by scanning every node's pods (upstream's loop)."""
+    cons = spread._constraints(pod, spread.DO_NOT_SCHEDULE)
+    counts: list[dict[str, int]] = [{} for _ in cons]
+    for i, node in enumerate(cluster.nodes):
+        if not spread.has_all_keys(node, cons):
+            continue
+        pods = cluster.node_pods[i].values()
+        for ci, c in enumerate(cons):
+            if spread.node_included(c, pod, node):
+                value = node.labels[c.topology_key]
+                counts[ci][value] = counts[ci].get(value, 0) + spread.count_matching(
+                    pods, c.selector, pod.namespace)
+    return counts
+
+
+def scanned_spread_scores(pod: Pod, cluster, nodes: np.ndarray) -> list[int]:
+    """Upstream PreScore/Score/NormalizeScore node by node (scoring.go)."""
+    cons = spread._constraints(pod, spread.SCHEDULE_ANYWAY)
+    all_nodes = cluster.nodes
+    filtered = nodes.tolist()
+    ignored = {i for i in filtered if not spread.has_all_keys(all_nodes[i], cons)}
+    domains: list[dict[str, int]] = [{} for _ in cons]
+    for i in filtered:
+        if i not in ignored:
+            for ci, c in enumerate(cons):
+                if c.topology_key != spread.LABEL_HOSTNAME:
+                    domains[ci].setdefault(all_nodes[i].labels[c.topology_key], 0)
+    weights = [math.log((len(filtered) - len(ignored) if c.topology_key == spread.LABEL_HOSTNAME
+                         else len(domains[ci])) + 2) for ci, c in enumerate(cons)]
+    for i, node in enumerate(all_nodes):
+        if not spread.has_all_keys(node, cons):
+            continue
+        for ci, c in enumerate(cons):
+            value = node.labels[c.topology_key]
+            if spread.node_included(c, pod, node) and value in domains[ci]:
+                domains[ci][value] += spread.count_matching(cluster.node_pods[i].values(),
+                                                            c.selector, pod.namespace)
+    raw = []
+    for i in filtered:
+        if i in ignored:
+            raw.append(-1)
+            continue
+        score = 0.0
+        for ci, c in enumerate(cons):
+            cnt = (spread.count_matching(cluster.node_pods[i].values(), c.selector,
+                                         pod.namespace)
+                   if c.topology_key == spread.LABEL_HOSTNAME
+                   else domains[ci][all_nodes[i].labels[c.topology_key]])
+            score += float(cnt) * weights[ci] + float(c.max_skew - 1)
+        raw.append(spread._round_half_away(score))
+    valid = [s for s in raw if s >= 0]
+    lo, hi = (min(valid) if valid else 0), max([0, *valid])
+    return [0 if s < 0 else 100 if hi == 0 else 100 * (hi + lo - s) // hi for s in raw]
+
+
+def check_spread(cluster, pod: Pod) -> None:
+    plugin = spread.PodTopologySpread()
+    state = new_state(pod, cluster)
+    nodes = np.arange(len(cluster.nodes))
+    if plugin.pre_filter(state) is None:
+        s = state.data[plugin.name]
+        assert s.counts == scanned_spread_counts(pod, cluster)
+        vector = {st: sorted(ix.tolist()) for ix, st in plugin.filter_nodes(state, nodes)}
+        per_node = {st: sorted(ix.tolist()) for ix, st in
+                    group_failures(nodes, lambda i: s.check(cluster.nodes[i]))}
+        assert vector == per_node
+    if spread._constraints(pod, spread.SCHEDULE_ANYWAY):
+        for subset in (nodes, nodes[::2]):
+            got = spread.spread_scores(pod, cluster, subset)
+            assert got.tolist() == scanned_spread_scores(pod, cluster, subset)
+
+
+@settings(max_examples=250, deadline=None)
+@given(histories(), random_pod("incoming"))
+def test_spread_counts_and_scores_follow_binds_and_removals(history, incoming) -> None:
+    nodes, steps = history
+    cluster = make_cluster(nodes)
+    bound: list[Pod] = []
+    for step in steps:
+        if step[0] == "bind":
+            _, pod, idx = step
+            check_spread(cluster, pod)
+            cluster.bind(pod, nodes[idx].name)
+            bound.append(pod)
+        elif bound:
+            cluster.remove(bound.pop(step[1] % len(bound)))
+        check_spread(cluster, incoming)

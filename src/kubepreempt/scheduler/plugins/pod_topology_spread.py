@@ -46,6 +46,7 @@ from kubepreempt.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
+from kubepreempt.scheduler.plugins import pod_counts
 from kubepreempt.scheduler.plugins.node_match import (
     pod_matches_node_selector_and_affinity,
     pod_tolerates_node_taints,
@@ -99,6 +100,9 @@ class _FilterState:
     counts: list[dict[str, int]]
     mins: list[int | None]
     self_match: list[bool]
+    # Per constraint, the counts per domain index of its key (pod_counts.domains), for the
+    # vector filter; None once what-if updates made the dicts the only truth.
+    vec: list[np.ndarray] | None = None
 
     def clone(self) -> _FilterState:
         return _FilterState(self.pod, self.constraints, [dict(c) for c in self.counts],
@@ -116,6 +120,7 @@ class _FilterState:
 
     def update_with_pod(self, other: Pod, node: Node, delta: int) -> None:
         """Upstream ``updateWithPod`` (no terminating check there, as upstream)."""
+        self.vec = None
         pod = self.pod
         if other.namespace != pod.namespace or not has_all_keys(node, self.constraints):
             return
@@ -153,24 +158,85 @@ def _constraints(pod: Pod, when: str) -> tuple[TopologySpreadConstraint, ...]:
 
 
 def pre_filter_state(pod: Pod, cluster: Cluster) -> _FilterState | None:
-    """Upstream ``calPreFilterState`` (None when the pod has no hard constraints)."""
+    """Upstream ``calPreFilterState`` (None when the pod has no hard constraints).
+
+    Counts come from per-node counts kept incrementally (``pod_counts``) summed per domain
+    over the eligible nodes; a domain exists when an eligible node carries it.
+    """
     constraints = _constraints(pod, DO_NOT_SCHEDULE)
     if not constraints:
         return None
-    counts: list[dict[str, int]] = [{} for _ in constraints]
-    ns = pod.namespace
-    for i, node in enumerate(cluster.nodes):
-        if not has_all_keys(node, constraints):
-            continue
-        pods = cluster.node_pods[i].values()
-        for ci, c in enumerate(constraints):
-            if not node_included(c, pod, node):
-                continue
-            value = node.labels[c.topology_key]
-            domain = counts[ci]
-            domain[value] = domain.get(value, 0) + count_matching(pods, c.selector, ns)
+    counts: list[dict[str, int]] = []
+    vec: list[np.ndarray] = []
+    for c in constraints:
+        mask = eligible_nodes(pod, cluster, constraints, c)
+        ids, values = pod_counts.domains(cluster, c.topology_key)
+        per_node = matching_per_node(cluster, c.selector, pod.namespace)
+        sums = np.bincount(ids[mask], weights=per_node[mask],
+                           minlength=len(values)).astype(np.int64)
+        present = np.bincount(ids[mask], minlength=len(values)) > 0
+        counts.append({values[j]: int(sums[j]) for j in np.flatnonzero(present).tolist()})
+        vec.append(sums)
     return _FilterState(pod, constraints, counts, [None] * len(constraints),
-                        [selector_matches(c.selector, pod.labels) for c in constraints])
+                        [selector_matches(c.selector, pod.labels) for c in constraints], vec)
+
+
+def matching_per_node(cluster: Cluster, selector: LabelSelector | None,
+                      namespace: str) -> np.ndarray:
+    """Per node, ``count_matching`` of its pods (kept incrementally)."""
+    if selector is None or selector.is_empty:
+        return np.zeros(len(cluster.nodes), np.int64)
+    return pod_counts.node_pod_counts(
+        cluster, (NAME, selector, namespace),
+        lambda p: (p.namespace == namespace and p.deletion_timestamp is None
+                   and selector.matches(p.labels)))
+
+
+def eligible_nodes(pod: Pod, cluster: Cluster,
+                   constraints: tuple[TopologySpreadConstraint, ...],
+                   c: TopologySpreadConstraint) -> np.ndarray:
+    """Nodes carrying every constraint's key that pass ``c``'s inclusion policies, as a
+    mask over all nodes (memoised per node set and the fields it depends on)."""
+    affinity = pod.affinity.node_required if pod.affinity is not None else None
+    honor_aff = c.node_affinity_policy == "Honor"
+    honor_taints = c.node_taints_policy == "Honor"
+    key = (NAME, "eligible", tuple(x.topology_key for x in constraints),
+           (tuple(sorted(pod.node_selector.items())), affinity) if honor_aff else None,
+           pod.tolerations if honor_taints else None)
+
+    def compute(cl: Cluster) -> np.ndarray:
+        return np.fromiter((has_all_keys(n, constraints) and node_included(c, pod, n)
+                            for n in cl.nodes), bool, len(cl.nodes))
+    try:
+        return cluster.node_cached(key, compute)
+    except TypeError:  # an unhashable field: compute afresh
+        return compute(cluster)
+
+
+def _check_nodes(s: _FilterState, vec: list[np.ndarray], cluster: Cluster,
+                 nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+    """``_FilterState.check`` for many nodes: each gets the first failing constraint's
+    status, in constraint order."""
+    decided = np.zeros(nodes.size, bool)
+    label_fail = np.zeros(nodes.size, bool)
+    skew_fail = np.zeros(nodes.size, bool)
+    for i, c in enumerate(s.constraints):
+        ids = pod_counts.domains(cluster, c.topology_key)[0][nodes]
+        missing = (ids < 0) & ~decided
+        label_fail |= missing
+        decided |= missing
+        if not vec[i].size:  # no node carries the key: every node failed above
+            continue
+        skew = vec[i][np.maximum(ids, 0)] + int(s.self_match[i]) - s.min_match(i)
+        bad = (skew > c.max_skew) & ~decided
+        skew_fail |= bad
+        decided |= bad
+    out = []
+    if label_fail.any():
+        out.append((nodes[label_fail], _LABEL_FAIL))
+    if skew_fail.any():
+        out.append((nodes[skew_fail], _SKEW_FAIL))
+    return out
 
 
 def _round_half_away(x: float) -> int:
@@ -182,65 +248,44 @@ def _round_half_away(x: float) -> int:
 def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray) -> np.ndarray | None:
     """Upstream PreScore + Score + NormalizeScore over feasible ``nodes``.
 
-    None when upstream's PreScore returns Skip (no ScheduleAnyway constraint).
+    None when upstream's PreScore returns Skip (no ScheduleAnyway constraint). Vectorised
+    over nodes; the float arithmetic is upstream's, term by term in constraint order.
+    Domain counts are summed over every eligible node; only the domains of feasible
+    nodes are read, as upstream counts only those.
     """
     constraints = _constraints(pod, SCHEDULE_ANYWAY)
     if not constraints or not cluster.nodes:
         return None
-    all_nodes = cluster.nodes
-    filtered = nodes.tolist()
-    ignored = {i for i in filtered if not has_all_keys(all_nodes[i], constraints)}
-    domains: list[dict[str, int]] = [{} for _ in constraints]
-    for i in filtered:
-        if i in ignored:
-            continue
-        labels = all_nodes[i].labels
-        for ci, c in enumerate(constraints):
-            if c.topology_key != LABEL_HOSTNAME:  # per-node counts are taken at Score
-                domains[ci].setdefault(labels[c.topology_key], 0)
-    weights = []
-    for ci, c in enumerate(constraints):
-        size = len(filtered) - len(ignored) if c.topology_key == LABEL_HOSTNAME \
-            else len(domains[ci])
-        weights.append(math.log(size + 2))
-    ns = pod.namespace
-    for i, node in enumerate(all_nodes):
-        if not has_all_keys(node, constraints):
-            continue
-        pods = None
-        for ci, c in enumerate(constraints):
-            if not node_included(c, pod, node):
-                continue
-            domain = domains[ci]
-            value = node.labels[c.topology_key]
-            if value not in domain:  # no feasible node there (or hostname)
-                continue
-            if pods is None:
-                pods = list(cluster.node_pods[i].values())
-            domain[value] += count_matching(pods, c.selector, ns)
-
-    raw: list[int] = []
-    for i in filtered:
-        if i in ignored:
-            raw.append(-1)
-            continue
-        labels = all_nodes[i].labels
-        score = 0.0
-        for ci, c in enumerate(constraints):
-            if c.topology_key == LABEL_HOSTNAME:
-                cnt = count_matching(cluster.node_pods[i].values(), c.selector, ns)
-            else:
-                cnt = domains[ci][labels[c.topology_key]]
-            score += float(cnt) * weights[ci] + float(c.max_skew - 1)
-        raw.append(_round_half_away(score))
-    valid = [s for s in raw if s >= 0]
-    lo = min(valid) if valid else 0
-    hi = max([0, *valid])
-    out = np.zeros(len(raw), np.int64)
-    for k, s in enumerate(raw):
-        if s < 0:
-            continue  # ignored nodes score 0
-        out[k] = MAX_NODE_SCORE if hi == 0 else MAX_NODE_SCORE * (hi + lo - s) // hi
+    n = len(cluster.nodes)
+    has_keys = np.ones(n, bool)
+    for c in constraints:
+        has_keys &= pod_counts.domains(cluster, c.topology_key)[0] >= 0
+    ignored = ~has_keys[nodes]  # a feasible node missing a key scores 0
+    kept = nodes[~ignored]
+    score = np.zeros(kept.size, np.float64)
+    for c in constraints:
+        ids, values = pod_counts.domains(cluster, c.topology_key)
+        per_node = matching_per_node(cluster, c.selector, pod.namespace)
+        if c.topology_key == LABEL_HOSTNAME:
+            size = kept.size
+            cnt = per_node[kept]  # the node's own pods, per upstream's Score
+        else:
+            in_filtered = np.zeros(len(values), bool)
+            in_filtered[ids[kept]] = True
+            size = int(in_filtered.sum())
+            mask = eligible_nodes(pod, cluster, constraints, c)
+            sums = np.bincount(ids[mask], weights=per_node[mask], minlength=len(values))
+            cnt = sums.astype(np.int64)[ids[kept]]
+        weight = math.log(size + 2)
+        score += cnt.astype(np.float64) * weight + float(c.max_skew - 1)
+    floor = np.floor(score)
+    rounded = np.where(score - floor >= 0.5, floor + 1, floor).astype(np.int64)
+    out = np.zeros(nodes.size, np.int64)
+    if rounded.size == 0:
+        return out
+    lo = int(rounded.min())
+    hi = max(0, int(rounded.max()))
+    out[~ignored] = MAX_NODE_SCORE if hi == 0 else MAX_NODE_SCORE * (hi + lo - rounded) // hi
     return out
 
 
@@ -267,6 +312,12 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
             return _SKIP
         state.data[NAME] = s
         return None
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+        s = self._state(state)
+        if isinstance(s, _FilterState) and s.vec is not None:
+            return _check_nodes(s, s.vec, state.cluster, nodes)
+        return super().filter_nodes(state, nodes)
 
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
