@@ -83,16 +83,21 @@ class SignatureCache:
              pod: Pod, state: CycleState, filters: list[FilterPlugin]) -> int | None:
         """The node ``find_feasible`` + ``select_host`` would pick, or None.
 
-        Applies when every active filter is node-local and no node holds a nominee that
-        counts for this pod. Per signature it keeps the summed node-local scores of every
-        node (``node_local_score``; minimum int64 where infeasible); other scorers run as
-        usual on the feasible nodes, so the pick is the same. ``None`` means the reference
+        Applies when no node holds a nominee that counts for this pod. Per signature it
+        keeps the node-local filters' verdict and summed node-local scores of every node
+        (``node_local_score``; minimum int64 where infeasible); cross-pod filters run on
+        the nodes those pass and other scorers on the feasible nodes, so the pick is the
+        same. ``None`` means the reference
         path must run (including when no node is feasible: preemption needs statuses).
         """
         if state.node_names is not None:
             return None  # PreFilter narrowed the nodes: take the reference path
-        if not all_node_local(filters):
-            return None
+        # Cross-pod filters (InterPodAffinity, PodTopologySpread) run afresh, over the
+        # nodes the cached node-local filters pass: the feasible set is the same whatever
+        # the order filters run in (only statuses depend on it, and a pick has none).
+        cross = [f for f in filters if not getattr(f, "node_local", False)]
+        if cross:
+            filters = [f for f in filters if getattr(f, "node_local", False)]
         local, others = [], []
         for s in scorers:
             if s.score_relevant(state):
@@ -113,10 +118,17 @@ class SignatureCache:
         if rows is not None:
             entry.total[rows] = _local_totals(state, filters, local, rows)
         total = entry.total
-        if others:
+        if others or cross:
             # Scores normalised over the feasible nodes are computed afresh, over exactly
             # the nodes select_host would score.
             feasible = np.flatnonzero(total != _INFEASIBLE)
+            for plugin in cross:
+                if not feasible.size:
+                    break
+                failed = [ix for ix, _ in plugin.filter_nodes(state, feasible)]
+                if failed:
+                    feasible = np.setdiff1d(feasible, np.concatenate(failed),
+                                            assume_unique=True)
             if feasible.size <= 1:
                 return int(feasible[0]) if feasible.size else None
             total = np.full(n, _INFEASIBLE, np.int64)

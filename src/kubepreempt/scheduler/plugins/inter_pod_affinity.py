@@ -157,17 +157,37 @@ class _FilterState:
     pod_required: tuple[PodAffinityTerm, ...]
     anti_required: tuple[PodAffinityTerm, ...]
     self_match: bool  # the pod matches all its own required affinity terms
-    existing_anti: _Counts = field(default_factory=_Counts)
-    affinity: _Counts = field(default_factory=_Counts)
-    anti: _Counts = field(default_factory=_Counts)
-    # The same three as per-node counts (topology key -> array over nodes), for the vector
-    # filter; None once what-if updates made the dicts the only truth.
+    # "existing_anti" / "affinity" / "anti" -> topologyPair counts (upstream's three maps).
+    maps: dict[str, _Counts] = field(default_factory=lambda: {
+        "existing_anti": _Counts(), "affinity": _Counts(), "anti": _Counts()})
+    # Per-domain sums (map name, topology key, sums) not yet added to ``maps``: the vector
+    # filter never needs the maps, and building one pair per hostname would dominate.
+    pending: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
+    cluster: Cluster | None = None
+    # The three as per-node counts (topology key -> array over nodes), for the vector
+    # filter; None once what-if updates made the maps the only truth.
     vec: _NodeCounts | None = None
+
+    def _map(self, which: str) -> _Counts:
+        if self.pending:
+            for name, key, sums in self.pending:
+                self.maps[name].add_domains(self.cluster, key, sums)
+            self.pending = []
+        return self.maps[which]
+
+    existing_anti = property(lambda self: self._map("existing_anti"))
+    affinity = property(lambda self: self._map("affinity"))
+    anti = property(lambda self: self._map("anti"))
+
+    def has(self, which: str) -> bool:
+        """Whether map ``which`` has an entry (without building it)."""
+        return bool(self.maps[which]) or any(
+            name == which and sums.any() for name, _, sums in self.pending)
 
     def clone(self) -> _FilterState:
         return _FilterState(self.pod, self.ns_labels, self.pod_required, self.anti_required,
-                            self.self_match, _Counts(self.existing_anti),
-                            _Counts(self.affinity), _Counts(self.anti))
+                            self.self_match, {k: _Counts(self._map(k)) for k in self.maps},
+                            cluster=self.cluster)
 
     def update_with_pod(self, other: Pod, node: Node, delta: int) -> None:
         """Upstream ``preFilterState.updateWithPod``."""
@@ -232,12 +252,12 @@ def _check_nodes(s: _FilterState, vec: _NodeCounts, cluster: Cluster, nodes: np.
             ids = pod_counts.domains(cluster, t.topology_key)[0][nodes]
             missing |= ids < 0
             pods_exist &= vec.affinity[t.topology_key][nodes] > 0
-        first_of_group = not s.affinity and s.self_match
+        first_of_group = not s.has("affinity") and s.self_match
         bad = missing | (~pods_exist & (not first_of_group))
         if bad.any():
             out.append((nodes[bad], _AFFINITY_FAIL))
             failed |= bad
-    if s.anti:
+    if s.has("anti"):
         bad = np.zeros(nodes.size, bool)
         for t in s.anti_required:
             bad |= vec.anti[t.topology_key][nodes] > 0
@@ -245,7 +265,7 @@ def _check_nodes(s: _FilterState, vec: _NodeCounts, cluster: Cluster, nodes: np.
         if bad.any():
             out.append((nodes[bad], _ANTI_FAIL))
             failed |= bad
-    if s.existing_anti:
+    if s.has("existing_anti"):
         bad = np.zeros(nodes.size, bool)
         for arr in vec.existing_anti.values():
             bad |= arr[nodes] > 0
@@ -333,27 +353,28 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
         pod_required = aff.pod_required if aff is not None else ()
         anti_required = aff.anti_required if aff is not None else ()
         s = _FilterState(pod, ns_labels, pod_required, anti_required,
-                         _matches_all(pod_required, pod, ns_labels))
+                         _matches_all(pod_required, pod, ns_labels), cluster=cluster)
         vec = _NodeCounts({}, {}, {})
+        pending = s.pending
         # Bound pods' required anti-affinity terms that match this pod, counted per node.
         for (kind, term, _), counts in _carried_terms(cluster).items():
             if kind == _ANTI and term_matches(term, pod, ns_labels):
                 key = term.topology_key
-                s.existing_anti.add_domains(
-                    cluster, key, _add_node_counts(vec.existing_anti, cluster, key, counts))
+                pending.append(("existing_anti", key, _add_node_counts(
+                    vec.existing_anti, cluster, key, counts)))
         if pod_required or anti_required:
             if pod_required:
                 counts = _matching(cluster, pod_required, True, ns_labels)
                 for t in pod_required:
                     key = t.topology_key
-                    s.affinity.add_domains(
-                        cluster, key, _add_node_counts(vec.affinity, cluster, key, counts))
+                    pending.append(("affinity", key, _add_node_counts(
+                        vec.affinity, cluster, key, counts)))
             for t in anti_required:
                 counts = _matching(cluster, (t,), False, ns_labels)
                 key = t.topology_key
-                s.anti.add_domains(cluster, key,
-                                   _add_node_counts(vec.anti, cluster, key, counts))
-        elif not s.existing_anti:
+                pending.append(("anti", key,
+                                _add_node_counts(vec.anti, cluster, key, counts)))
+        elif not s.has("existing_anti"):
             return _SKIP  # upstream: nothing can reject a node
         s.vec = vec
         state.data[NAME] = s
