@@ -169,16 +169,41 @@ def pre_filter_state(pod: Pod, cluster: Cluster) -> _FilterState | None:
     counts: list[dict[str, int]] = []
     vec: list[np.ndarray] = []
     for c in constraints:
-        mask = eligible_nodes(pod, cluster, constraints, c)
-        ids, values = pod_counts.domains(cluster, c.topology_key)
+        domains = _eligible_domains(pod, cluster, constraints, c)
         per_node = matching_per_node(cluster, c.selector, pod.namespace)
-        sums = np.bincount(ids[mask], weights=per_node[mask],
-                           minlength=len(values)).astype(np.int64)
-        present = np.bincount(ids[mask], minlength=len(values)) > 0
-        counts.append({values[j]: int(sums[j]) for j in np.flatnonzero(present).tolist()})
+        sums = np.bincount(domains.ids, weights=per_node if domains.rows is None
+                           else per_node[domains.rows],
+                           minlength=len(domains.values)).astype(np.int64)
+        counts.append({domains.values[j]: int(sums[j]) for j in domains.present})
         vec.append(sums)
     return _FilterState(pod, constraints, counts, [None] * len(constraints),
                         [selector_matches(c.selector, pod.labels) for c in constraints], vec)
+
+
+@dataclass(slots=True)
+class _Domains:
+    """The eligible nodes of a constraint and their domains (pod-independent parts)."""
+
+    rows: np.ndarray | None  # eligible node indices; None: every node
+    ids: np.ndarray  # their domain indices (pod_counts.domains)
+    values: list[str]
+    present: list[int]  # domain indices holding an eligible node
+
+
+def _eligible_domains(pod: Pod, cluster: Cluster,
+                      constraints: tuple[TopologySpreadConstraint, ...],
+                      c: TopologySpreadConstraint) -> _Domains:
+    def compute(cl: Cluster) -> _Domains:
+        mask = eligible_nodes(pod, cl, constraints, c)
+        all_ids, values = pod_counts.domains(cl, c.topology_key)
+        rows = None if mask.all() else np.flatnonzero(mask)
+        ids = all_ids if rows is None else all_ids[rows]
+        present = np.flatnonzero(np.bincount(ids, minlength=len(values))).tolist()
+        return _Domains(rows, ids, values, present)
+    key = _eligible_key(pod, constraints, c)
+    if key is None:
+        return compute(cluster)
+    return cluster.node_cached((*key, "domains", c.topology_key), compute)
 
 
 def matching_per_node(cluster: Cluster, selector: LabelSelector | None,
@@ -192,25 +217,31 @@ def matching_per_node(cluster: Cluster, selector: LabelSelector | None,
                    and selector.matches(p.labels)))
 
 
+def _eligible_key(pod: Pod, constraints: tuple[TopologySpreadConstraint, ...],
+                  c: TopologySpreadConstraint) -> tuple | None:
+    """What ``eligible_nodes`` depends on besides the nodes (None: unhashable)."""
+    affinity = pod.affinity.node_required if pod.affinity is not None else None
+    key = (NAME, "eligible", tuple(x.topology_key for x in constraints),
+           (tuple(sorted(pod.node_selector.items())), affinity)
+           if c.node_affinity_policy == "Honor" else None,
+           pod.tolerations if c.node_taints_policy == "Honor" else None)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def eligible_nodes(pod: Pod, cluster: Cluster,
                    constraints: tuple[TopologySpreadConstraint, ...],
                    c: TopologySpreadConstraint) -> np.ndarray:
     """Nodes carrying every constraint's key that pass ``c``'s inclusion policies, as a
     mask over all nodes (memoised per node set and the fields it depends on)."""
-    affinity = pod.affinity.node_required if pod.affinity is not None else None
-    honor_aff = c.node_affinity_policy == "Honor"
-    honor_taints = c.node_taints_policy == "Honor"
-    key = (NAME, "eligible", tuple(x.topology_key for x in constraints),
-           (tuple(sorted(pod.node_selector.items())), affinity) if honor_aff else None,
-           pod.tolerations if honor_taints else None)
-
     def compute(cl: Cluster) -> np.ndarray:
         return np.fromiter((has_all_keys(n, constraints) and node_included(c, pod, n)
                             for n in cl.nodes), bool, len(cl.nodes))
-    try:
-        return cluster.node_cached(key, compute)
-    except TypeError:  # an unhashable field: compute afresh
-        return compute(cluster)
+    key = _eligible_key(pod, constraints, c)
+    return compute(cluster) if key is None else cluster.node_cached(key, compute)
 
 
 def _check_nodes(s: _FilterState, vec: list[np.ndarray], cluster: Cluster,
