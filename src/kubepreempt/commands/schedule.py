@@ -7,8 +7,6 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.cli import print_json
 from kubepreempt.decide import PREEMPT, SCHEDULED, Decision, load_cluster, schedule
@@ -52,6 +50,9 @@ def _iso(epoch: float) -> str:
 
 def render(decision: Decision, explain: bool) -> None:
     """Readable output: one sentence, then tables."""
+    from rich.console import Console  # only for tables: JSON output skips importing rich
+    from rich.table import Table
+
     # Pipes get 80 columns by default, which truncates node and pod names; folding is
     # better than an ellipsis, and a wider default suits the tables.
     console = Console(width=None if sys.stdout.isatty() else 120)
