@@ -127,8 +127,10 @@ class SignatureCache:
                     break
                 failed = [ix for ix, _ in plugin.filter_nodes(state, feasible)]
                 if failed:
-                    feasible = np.setdiff1d(feasible, np.concatenate(failed),
-                                            assume_unique=True)
+                    keep = np.ones(feasible.size, bool)
+                    for ix in failed:  # subsets of the sorted feasible nodes
+                        keep[np.searchsorted(feasible, ix)] = False
+                    feasible = feasible[keep]
             if feasible.size <= 1:
                 return int(feasible[0]) if feasible.size else None
             total = np.full(n, _INFEASIBLE, np.int64)

@@ -150,6 +150,8 @@ def domains(cluster: Cluster, key: str) -> tuple[np.ndarray, list[str]]:
 def domain_sums(cluster: Cluster, key: str, per_node: np.ndarray) -> np.ndarray:
     """Per domain of ``key``, the sum of ``per_node`` over the nodes carrying the label."""
     ids, values = domains(cluster, key)
+    if len(values) == ids.size:  # a domain per node (hostname): ids are 0..n-1 in order
+        return per_node.copy()  # the caller may keep it; counts change on refresh
     has = ids >= 0
     # float64 sums are exact for any count a cluster can hold (< 2**53).
     return np.bincount(ids[has], weights=per_node[has], minlength=len(values)).astype(np.int64)
@@ -157,7 +159,9 @@ def domain_sums(cluster: Cluster, key: str, per_node: np.ndarray) -> np.ndarray:
 
 def per_node(cluster: Cluster, key: str, per_domain: np.ndarray) -> np.ndarray:
     """Each node's domain value of ``per_domain`` (0 where the node lacks the label)."""
-    ids, _ = domains(cluster, key)
+    ids, values = domains(cluster, key)
+    if len(values) == ids.size:  # a domain per node, in node order
+        return per_domain
     out = np.zeros(ids.size, per_domain.dtype)
     has = ids >= 0
     out[has] = per_domain[ids[has]]
