@@ -143,10 +143,16 @@ def scanned_spread_scores(pod: Pod, cluster, nodes: np.ndarray) -> list[int]:
                    if c.topology_key == spread.LABEL_HOSTNAME
                    else domains[ci][all_nodes[i].labels[c.topology_key]])
             score += float(cnt) * weights[ci] + float(c.max_skew - 1)
-        raw.append(spread._round_half_away(score))
+        raw.append(round_half_away(score))
     valid = [s for s in raw if s >= 0]
     lo, hi = (min(valid) if valid else 0), max([0, *valid])
     return [0 if s < 0 else 100 if hi == 0 else 100 * (hi + lo - s) // hi for s in raw]
+
+
+def round_half_away(x: float) -> int:
+    """Go ``math.Round`` for non-negative values."""
+    r = math.floor(x)
+    return int(r + 1 if x - r >= 0.5 else r)
 
 
 def check_spread(cluster, pod: Pod) -> None:

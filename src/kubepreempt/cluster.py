@@ -27,13 +27,14 @@ from kubepreempt.api.objects import (
 )
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
 from kubepreempt.api.runtimeclass import RuntimeClassAdmission, parse_runtime_class
+from kubepreempt.api.spread_sources import SOURCE_KINDS, SpreadSources
 from kubepreempt.manifests import Documents, paused_gc
 
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
 SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
-                   "RuntimeClass")
+                   "RuntimeClass", *SOURCE_KINDS)
 
 
 def _clamp(amount: int) -> int:
@@ -90,6 +91,9 @@ class Cluster:
     # Bound pods with pod (anti-)affinity terms: key -> node index, kept on bind/remove so
     # InterPodAffinity need not scan every pod after each change.
     pod_affinity_pods: dict[str, int] = field(default_factory=dict)
+    # Services / ReplicationControllers / ReplicaSets / StatefulSets: the selectors of
+    # PodTopologySpread's system-default constraints.
+    spread_sources: SpreadSources = field(default_factory=SpreadSources)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -137,6 +141,30 @@ class Cluster:
         self.node_pods.extend({} for _ in nodes)
         self.generation += 1
         self.node_generation += 1
+
+    def pop_nodes(self, count: int) -> list[Node]:
+        """Remove the ``count`` most recently added nodes, which must hold no pods (a
+        what-if that added nodes undoes itself)."""
+        if count <= 0:
+            return []
+        keep = len(self.nodes) - count
+        gone = self.nodes[keep:]
+        if any(self.node_pods[i] for i in range(keep, len(self.nodes))):
+            raise ValueError("pop_nodes: a node to remove still holds pods")
+        for node in gone:
+            del self.node_index[node.name]
+        del self.nodes[keep:]
+        del self.node_pods[keep:]
+        self.alloc, self.requested = self.alloc[:keep].copy(), self.requested[:keep].copy()
+        self.nonzero = self.nonzero[:keep].copy()
+        for prio, rows in list(self.prio_requested.items()):
+            self.prio_requested[prio] = rows[:keep].copy()
+        # Logged rows may point past the end now: incremental consumers start afresh.
+        self.change_log.clear()
+        self.change_epoch += 1
+        self.generation += 1
+        self.node_generation += 1
+        return gone
 
     def _column(self, resource: str) -> int:
         col = self.resource_index.get(resource)
@@ -392,6 +420,9 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
         else:
             cluster.add_pending(pod)
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
+    for kind in SOURCE_KINDS:
+        for o in docs.of(kind):
+            cluster.spread_sources.add(kind, o.body, o.source)
     for o in docs.of("PodDisruptionBudget"):
         pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)
