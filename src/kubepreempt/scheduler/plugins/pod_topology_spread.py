@@ -367,13 +367,14 @@ def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
             weight = math.log(scored.size + 2)
             cnt = counts[nodes]  # the node's own pods (Score counts them directly)
         else:
-            domains = np.unique(codes[scored])
-            weight = math.log(domains.size + 2)
+            width = int(codes.max()) + 1 if codes.size else 0
+            seen = np.zeros(width, bool)  # the distinct codes, without np.unique's sort
+            seen[codes[scored]] = True
+            weight = math.log(int(seen.sum()) + 2)
             eligible = all_keys.copy()
             inc = _included(c, pod, cluster)
             if inc is not None:
                 eligible &= inc
-            width = int(codes.max()) + 1 if codes.size else 0
             per_domain = np.bincount(codes[eligible], weights=counts[eligible],
                                      minlength=width).astype(np.int64)
             cnt = per_domain[codes[nodes]]  # only feasible nodes' domains are read
