@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from kubepreempt import perf_templates, workloads
 from kubepreempt.cli import main
 from kubepreempt.scheduler import cycle
+from kubepreempt.scheduler.cycle import SCHEDULED
 from tests.test_one_cycle import NOW, spy
 
 SCALES = {"SchedulingDaemonset/15000Nodes": 0.005,
@@ -125,3 +127,17 @@ def test_cli_runs_a_template_workload(capsys) -> None:
     # One churn round per 7 measured pods (710 at scale 0.01): 14 large pods, pending.
     assert (out["nodes"], out["pods"], out["scheduled"], out["unschedulable"]) == (
         50, 114, 100, 14)
+
+
+def test_a_pod_naming_a_node_that_fails_a_filter_is_not_picked(monkeypatch) -> None:
+    """The fast pick for PreFilter-named nodes (DaemonSet pods) still runs the filters."""
+    checked, seen = spy(cycle.schedule_one)
+    monkeypatch.setattr(workloads, "schedule_one", checked)
+    w = scaled("SchedulingDaemonset/15000Nodes")
+    cluster = w.build()
+    idx = cluster.node_index["scheduler-perf-node"]
+    cluster.nodes[idx] = replace(cluster.nodes[idx], unschedulable=True)
+    cluster.node_changed()
+    stats = workloads.run(cluster, list(w.arrivals())[:3], keep_placements=True, now=NOW)
+    assert (stats.scheduled, stats.unschedulable) == (0, 3) and len(seen) == 3
+    assert not any(o[0] == SCHEDULED for o in seen)

@@ -91,7 +91,7 @@ class SignatureCache:
         path must run (including when no node is feasible: preemption needs statuses).
         """
         if state.node_names is not None:
-            return None  # PreFilter narrowed the nodes: take the reference path
+            return _pick_named(cluster, nominator, pod, state, filters)
         # Cross-pod filters (InterPodAffinity, PodTopologySpread) run afresh, over the
         # nodes the cached node-local filters pass: the feasible set is the same whatever
         # the order filters run in (only statuses depend on it, and a pick has none).
@@ -141,6 +141,22 @@ class SignatureCache:
             total[feasible] = part
         best = int(np.argmax(total))
         return best if total[best] != _INFEASIBLE else None
+
+
+def _pick_named(cluster: Cluster, nominator: Nominator, pod: Pod, state: CycleState,
+                filters: list[FilterPlugin]) -> int | None:
+    """PreFilter named one node (a DaemonSet pod's ``metadata.name`` affinity): it is
+    picked when it passes every filter, as the reference path's only feasible node would
+    be. Several named nodes (they need scoring), nominees that count, or a failure (the
+    statuses of every node are needed) take the reference path."""
+    assert state.node_names is not None
+    if len(state.node_names) != 1 or nominator.nodes_counting_for(pod):
+        return None
+    idx = cluster.node_index.get(next(iter(state.node_names)))
+    if idx is None:
+        return None
+    rows = np.array([idx], np.int64)
+    return idx if filter_rows(state, filters, rows).all() else None
 
 
 def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list[ScorePlugin],
