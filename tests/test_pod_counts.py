@@ -67,12 +67,13 @@ def check(cluster, pod: Pod) -> None:
         per_node = {st: sorted(ix.tolist()) for ix, st in
                     group_failures(nodes, lambda i: s.check(cluster.nodes[i]))}
         assert vector == per_node
-    raw = node_scores(pod, cluster)
-    ref = reference_node_scores(pod, cluster)
-    if raw is None:
-        assert not ref.any()
-    else:
-        assert raw.tolist() == ref.tolist()
+    for hard_weight in (1, 0, 7):  # hardPodAffinityWeight: default, off, other
+        raw = node_scores(pod, cluster, hard_weight)
+        ref = reference_node_scores(pod, cluster, hard_weight)
+        if raw is None:
+            assert not ref.any()
+        else:
+            assert raw.tolist() == ref.tolist()
 
 
 @settings(max_examples=250, deadline=None)

@@ -16,8 +16,10 @@ scoring.go, plugin.go):
   cluster matches them (the first pod of a group).
 * Score sums, per topology pair, the weights of the incoming pod's preferred terms that
   existing pods match (anti-affinity negative), plus existing pods' preferred terms and
-  required affinity terms (``hardPodAffinityWeight`` = 1) that the incoming pod matches.
-  Scores are min-max normalised to 0..100 over the feasible nodes.
+  required affinity terms (``hardPodAffinityWeight``, default 1; 0 leaves them out) that
+  the incoming pod matches. With ``ignorePreferredTermsOfExistingPods`` a pod without
+  preferred terms skips scoring. Scores are min-max normalised to 0..100 over the
+  feasible nodes.
 
 Namespace selectors: the incoming pod's terms are resolved against the namespaces'
 labels (``Cluster.namespace_labels``) as upstream merges them into the namespace list;
@@ -328,6 +330,15 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
     weight = 2
     score_key = NAME + "/score"
 
+    def __init__(self, hard_pod_affinity_weight: int = HARD_POD_AFFINITY_WEIGHT,
+                 ignore_preferred_terms_of_existing_pods: bool = False) -> None:
+        self.hard_weight = hard_pod_affinity_weight
+        self.ignore_existing_preferred = ignore_preferred_terms_of_existing_pods
+
+    def cache_key(self) -> tuple:
+        """What of this plugin's args changes scores (the signature caches)."""
+        return (self.hard_weight, self.ignore_existing_preferred)
+
     # ---- relevance ----------------------------------------------------------------------
     def relevant(self, state: CycleState) -> bool:
         """False when neither the pod nor any bound pod has pod (anti-)affinity terms."""
@@ -343,6 +354,8 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
         aff = state.pod.affinity
         if aff is not None and (aff.pod_preferred or aff.anti_preferred):
             return True
+        if self.ignore_existing_preferred:
+            return False  # upstream PreScore: Skip for a pod without preferred terms
         return bool(state.cluster.pod_affinity_pods)
 
     # ---- filtering ----------------------------------------------------------------------
@@ -389,20 +402,21 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
         # () when upstream's PreScore returns Skip, else (raw scores of every node,).
-        raw = node_scores(state.pod, state.cluster)
+        raw = node_scores(state.pod, state.cluster, self.hard_weight)
         state.data[self.score_key] = () if raw is None else (raw,)
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         entry = state.data.get(self.score_key)
         if entry is None:
-            raw = node_scores(state.pod, state.cluster)
+            raw = node_scores(state.pod, state.cluster, self.hard_weight)
             entry = () if raw is None else (raw,)
         if not entry:  # upstream PreScore returns Skip: every node scores 0
             return np.zeros(nodes.size, np.int64)
         return normalize(entry[0][nodes])
 
 
-def node_scores(pod: Pod, cluster: Cluster) -> np.ndarray | None:
+def node_scores(pod: Pod, cluster: Cluster,
+                hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> np.ndarray | None:
     """Each node's raw score: the summed weights of its topology domains (upstream PreScore
     and Score before normalising), from the incremental per-node counts. None when no
     term contributes (upstream's PreScore Skip)."""
@@ -424,8 +438,10 @@ def node_scores(pod: Pod, cluster: Cluster) -> np.ndarray | None:
                 add(wt.term.topology_key, _matching(cluster, (wt.term,), False, ns_labels),
                     wt.weight * sign)
     for (kind, term, weight), counts in _carried_terms(cluster).items():
-        if kind != _ANTI and term_matches(term, pod, ns_labels):
-            add(term.topology_key, counts, weight)
+        if kind == _ANTI or (kind == _AFF and hard_weight <= 0):
+            continue
+        if term_matches(term, pod, ns_labels):
+            add(term.topology_key, counts, hard_weight if kind == _AFF else weight)
     if not contributes:
         return None
     raw = np.zeros(len(cluster.nodes), np.int64)
@@ -444,7 +460,8 @@ def _node_score(topo: dict[str, dict[str, int]], labels: Mapping[str, str]) -> i
     return total
 
 
-def topology_scores(pod: Pod, cluster: Cluster) -> dict[str, dict[str, int]]:
+def topology_scores(pod: Pod, cluster: Cluster,
+                    hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> dict[str, dict[str, int]]:
     """Upstream PreScore by a full scan: topologyKey -> value -> summed weights (empty
     means Skip). The reference for :func:`node_scores` (tests compare the two)."""
     ns_labels = cluster.namespace_labels
@@ -476,9 +493,10 @@ def topology_scores(pod: Pod, cluster: Cluster) -> dict[str, dict[str, int]]:
         eaff = existing.affinity
         if eaff is None:
             continue
-        for term in eaff.pod_required:
-            if term_matches(term, pod, ns_labels):
-                add(node, term.topology_key, HARD_POD_AFFINITY_WEIGHT)
+        if hard_weight > 0:
+            for term in eaff.pod_required:
+                if term_matches(term, pod, ns_labels):
+                    add(node, term.topology_key, hard_weight)
         for wt in eaff.pod_preferred:
             if term_matches(wt.term, pod, ns_labels):
                 add(node, wt.term.topology_key, wt.weight)
@@ -488,9 +506,10 @@ def topology_scores(pod: Pod, cluster: Cluster) -> dict[str, dict[str, int]]:
     return topo
 
 
-def reference_node_scores(pod: Pod, cluster: Cluster) -> np.ndarray:
+def reference_node_scores(pod: Pod, cluster: Cluster,
+                          hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> np.ndarray:
     """Each node's raw score from :func:`topology_scores` (the full scan)."""
-    topo = topology_scores(pod, cluster)
+    topo = topology_scores(pod, cluster, hard_weight)
     return np.fromiter((_node_score(topo, n.labels) for n in cluster.nodes), np.int64,
                        len(cluster.nodes))
 
