@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
@@ -77,10 +77,12 @@ class PoolBackend:
     the runs in flight at that moment are reported failed and the rest go on in a new pool.
     """
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int,
+                 run: Callable[[str, int], dict[str, Any]] | None = None) -> None:
         if jobs < 1:
             raise InputError(f"--jobs must be at least 1, not {jobs}")
         self.jobs = jobs
+        self.run = run or _run_pooled  # a module-level function (workers import it)
 
     def describe(self) -> str:
         return f"{self.jobs} local worker process{'es' if self.jobs != 1 else ''}"
@@ -108,7 +110,7 @@ class PoolBackend:
             while todo and not broken and len(inflight) < 2 * self.jobs:
                 task = todo.popleft()
                 try:
-                    inflight[pool.submit(_run_pooled, *task)] = task
+                    inflight[pool.submit(self.run, *task)] = task
                 except BrokenProcessPool:
                     todo.appendleft(task)
                     broken = True
@@ -144,8 +146,9 @@ class DaskBackend:
     scattered to the cluster once and every run is one task.
     """
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, timeout: float = 20.0) -> None:
         self.address = address
+        self.timeout = timeout  # seconds to reach the scheduler
         self._client: Any = None
         self._workers = 0
 
@@ -157,7 +160,8 @@ class DaskBackend:
                              "'kubepreempt[cluster]'") from None
         if self._client is None:
             try:
-                self._client = Client(self.address, timeout="20s", set_as_default=False)
+                self._client = Client(self.address, timeout=self.timeout,
+                                      set_as_default=False)
             except (OSError, TimeoutError) as exc:
                 raise InputError(f"--cluster {self.address}: cannot reach a Dask scheduler "
                                  f"({' '.join(str(exc).split())})") from None
@@ -167,7 +171,10 @@ class DaskBackend:
         return f"Dask cluster {self.address} ({self._workers} workers)"
 
     def check(self) -> None:
-        """Connect, wait for a worker and check every worker runs our kubepreempt."""
+        """Connect, wait for a worker and check every worker runs our kubepreempt.
+
+        Raises :class:`InputError` (one line) when the cluster cannot take the runs.
+        """
         client = self._connect()
         try:
             client.wait_for_workers(1, timeout=60)

@@ -185,6 +185,9 @@ def run_sweep(spec: SweepSpec, backend: Backend, results: str | None = None,
     for (variant, seed), row in stored.items():
         metrics.setdefault(variant, {})[seed] = row["metrics"]
     failures: dict[Task, str] = {}
+    check = getattr(backend, "check", None)
+    if todo and check is not None:
+        check()  # e.g. reach the Dask cluster before the progress bar starts
     if on_start is not None:
         on_start(len(todo), len(tasks) - len(todo))
     ran = 0
