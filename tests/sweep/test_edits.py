@@ -146,3 +146,15 @@ def test_count_copies_that_collide_are_duplicates() -> None:
     text = SCENARIO + "\n---\n" + "apiVersion: v1\nkind: Node\nmetadata: {name: n1-2}\n"
     with pytest.raises(EditError, match="duplicate"):
         apply_edits(docs(text), [edit(op="count", kind="Node", name="n1", value=2)])
+
+
+def test_object_without_namespace_is_in_default() -> None:
+    text = SCENARIO + "\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: solo}\n" \
+        "spec: {containers: [{name: c}]}\n"
+    out = apply_edits(docs(text), [edit(op="add", kind="Pod", name="solo",
+                                        namespace="default", path="/spec/priority",
+                                        value=5)])
+    assert [o.body["spec"].get("priority") for o in out.of("Pod") if o.name == "solo"] == [5]
+    with pytest.raises(EditError, match="no Pod in the scenario matches"):
+        apply_edits(docs(text), [edit(op="add", kind="Pod", name="solo", namespace="jobs",
+                                      path="/spec/priority", value=5)])

@@ -67,7 +67,7 @@ def test_local_pool_and_dask_give_identical_results(tmp_path: Path) -> None:
     spec, serial = _sweep(tmp_path, SerialBackend(), "serial.jsonl")
     pool = run_sweep(spec, PoolBackend(2), results=str(tmp_path / "pool.jsonl"))
     with LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
-                      dashboard_address=None) as cluster:
+                      dashboard_address=":0") as cluster:
         backend = DaskBackend(cluster.scheduler_address)
         try:
             dask = run_sweep(spec, backend, results=str(tmp_path / "dask.jsonl"))

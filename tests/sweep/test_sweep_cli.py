@@ -95,7 +95,7 @@ def test_cluster_option_runs_on_dask(tmp_path: Path, capsys) -> None:
     code, local, _ = run(capsys, "sweep", str(spec), "-j", "1", "-o", "json",
                          "--results", str(tmp_path / "local.jsonl"))
     with LocalCluster(processes=False, n_workers=1, threads_per_worker=1,
-                      dashboard_address=None) as cluster:
+                      dashboard_address=":0") as cluster:
         code, out, err = run(capsys, "sweep", str(spec), "-o", "json", "--cluster",
                              cluster.scheduler_address, "--results",
                              str(tmp_path / "dask.jsonl"))

@@ -101,7 +101,9 @@ class PoolBackend:
             finally:
                 if not finished:  # interrupted: do not wait for the runs in flight
                     _terminate(pool)
-                pool.shutdown(wait=finished, cancel_futures=True)
+                # With the workers gone this returns at once, and it releases the pool's
+                # queues (else the resource tracker warns about leaked semaphores).
+                pool.shutdown(wait=True, cancel_futures=True)
 
     def _drain(self, pool: ProcessPoolExecutor, todo: deque[Task]) -> Iterator[Outcome]:
         inflight: dict[Future, Task] = {}

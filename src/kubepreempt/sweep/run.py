@@ -177,32 +177,37 @@ def run_sweep(spec: SweepSpec, backend: Backend, results: str | None = None,
     p = plan(spec)
     path = results or default_results_path(spec.path)
     store = ResultStore(path, fresh=fresh)
-    stored, stale = store.load(p.fingerprints)
-    tasks = list(order) if order is not None else [(v.name, s) for v in spec.variants
-                                                    for s in spec.seeds]
-    todo = [t for t in tasks if t not in stored]
-    metrics: dict[str, dict[int, dict[str, float | None]]] = {}
-    for (variant, seed), row in stored.items():
-        metrics.setdefault(variant, {})[seed] = row["metrics"]
-    failures: dict[Task, str] = {}
-    check = getattr(backend, "check", None)
-    if todo and check is not None:
-        check()  # e.g. reach the Dask cluster before the progress bar starts
-    if on_start is not None:
-        on_start(len(todo), len(tasks) - len(todo))
-    ran = 0
     try:
-        for (variant, seed), outcome in (backend.results(p.payloads, todo) if todo else ()):
-            ran += 1
-            row: dict[str, Any] = {"variant": variant, "seed": seed,
-                                   "fingerprint": p.fingerprints[variant], **outcome}
-            store.append(row)
-            if "metrics" in outcome:
-                metrics.setdefault(variant, {})[seed] = outcome["metrics"]
-            else:
-                failures[(variant, seed)] = outcome["error"]
-            if on_result is not None:
-                on_result((variant, seed), outcome)
+        stored, stale = store.load(p.fingerprints)
+        tasks = list(order) if order is not None else [(v.name, s) for v in spec.variants
+                                                        for s in spec.seeds]
+        todo = [t for t in tasks if t not in stored]
+        metrics: dict[str, dict[int, dict[str, float | None]]] = {}
+        for (variant, seed), row in stored.items():
+            metrics.setdefault(variant, {})[seed] = row["metrics"]
+        failures: dict[Task, str] = {}
+        check = getattr(backend, "check", None)
+        if todo and check is not None:
+            check()  # e.g. reach the Dask cluster before the progress bar starts
+        if on_start is not None:
+            on_start(len(todo), len(tasks) - len(todo))
+        ran = 0
+        stream = backend.results(p.payloads, todo) if todo else iter(())
+        try:
+            for (variant, seed), outcome in stream:
+                ran += 1
+                store.append({"variant": variant, "seed": seed,
+                              "fingerprint": p.fingerprints[variant], **outcome})
+                if "metrics" in outcome:
+                    metrics.setdefault(variant, {})[seed] = outcome["metrics"]
+                else:
+                    failures[(variant, seed)] = outcome["error"]
+                if on_result is not None:
+                    on_result((variant, seed), outcome)
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # stop the backend's runs now (e.g. on Ctrl-C), not when collected
     finally:
         store.close()
     position = {(v.name, s): (i, j) for i, v in enumerate(spec.variants)

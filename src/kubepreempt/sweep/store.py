@@ -29,13 +29,27 @@ def fingerprint(docs: Documents, options: Mapping[str, Any]) -> str:
 
 
 class ResultStore:
-    """Append-only JSON lines ``{"variant", "seed", "fingerprint", "metrics" | "error"}``."""
+    """Append-only JSON lines ``{"variant", "seed", "fingerprint", "metrics" | "error"}``.
+
+    The file is locked while the store is open: two sweeps appending to one results file
+    would each run what the other is running.
+    """
 
     def __init__(self, path: str | Path, fresh: bool = False) -> None:
         self.path = Path(path)
-        self._file: IO[bytes] | None = None
-        if fresh and self.path.exists():
-            self.path.unlink()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._file: IO[bytes] | None = self.path.open("ab")
+        except OSError as exc:
+            raise InputError(f"cannot write results: {exc.strerror}",
+                             Source(str(self.path))) from None
+        if not _lock(self._file):
+            self._file.close()
+            raise InputError("another sweep is using this results file (use --results "
+                             "for another one)", Source(str(self.path)))
+        if fresh:
+            self._file.truncate(0)
+        self._cut = _ends_mid_line(self.path)
 
     def load(self, fingerprints: Mapping[str, str]) -> tuple[dict[tuple[str, int], dict], int]:
         """Stored successful runs of these variants (name -> fingerprint), and how many
@@ -68,16 +82,15 @@ class ResultStore:
     def append(self, row: Mapping[str, Any]) -> None:
         """Write one run's line and flush it, so an interruption loses at most that run."""
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            cut = _ends_mid_line(self.path)
-            self._file = self.path.open("ab")
-            if cut:
-                self._file.write(b"\n")  # end the line a killed sweep left half-written
+            raise ValueError("the results file is closed")
+        if self._cut:
+            self._file.write(b"\n")  # end the line a killed sweep left half-written
+            self._cut = False
         self._file.write(orjson.dumps(row) + b"\n")
         self._file.flush()
 
     def close(self) -> None:
-        """Close the file (appends reopen it)."""
+        """Close the file (and release its lock)."""
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -89,3 +102,16 @@ def _ends_mid_line(path: Path) -> bool:
     with path.open("rb") as f:
         f.seek(-1, 2)
         return f.read(1) != b"\n"
+
+
+def _lock(f: IO[bytes]) -> bool:
+    """Take an exclusive lock on ``f`` without waiting; False if another process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX: no lock
+        return True
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
