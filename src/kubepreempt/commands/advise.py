@@ -14,6 +14,7 @@ from kubepreempt.cli import print_json
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import load_cluster, resolve_pod
 from kubepreempt.manifests import load_documents
+from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
 from kubepreempt.whatif.place import expand_documents
 
@@ -41,6 +42,8 @@ def register(app: typer.Typer) -> None:
             "--node-taint", help="KEY[=VALUE]:EFFECT taint of --node-shape nodes.")] = None,
         output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
         seed: Annotated[int, typer.Option("--seed", help="Seed for generated names.")] = 0,
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", help=CLI_HELP)] = None,
     ) -> None:
         """Lowest priority / PriorityClass that places it, PDBs in the way, nodes to add,
         and the filters that exclude nodes with the smallest change that admits one."""
@@ -53,6 +56,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
         cluster = load_cluster(files)
+        use_scheduler_config(cluster, scheduler_config)
         if pod is not None:
             target = resolve_pod(cluster, pod)
             workloads = [(f"Pod/{target.key}", [target], False)]
