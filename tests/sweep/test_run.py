@@ -32,7 +32,7 @@ def test_variant_figures_are_those_of_simulate_per_seed(tmp_path: Path) -> None:
     edited.write_text(text.replace("metadata: {name: low}\nvalue: 0",
                                    "metadata: {name: low}\nvalue: 1000"))
     for variant, path in (("today", tmp_path / "scenario.yaml"), ("low-at-1000", edited)):
-        lost = [simulate(build_scenario(load_documents([str(path)]), seed)).metrics
+        lost = [simulate(build_scenario(load_documents([str(path)]), seed), seed=seed).metrics
                 ["classes"]["low"]["workLost"] for seed in spec.seeds]
         got = result.summaries()[variant]["classes.low.workLost"]
         assert got == estimate(lost)

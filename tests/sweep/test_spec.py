@@ -10,6 +10,7 @@ from sweep_helpers import SWEEP, write_sweep
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import main
+from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sweep import load_sweep, parse_sweep, plan
 from kubepreempt.sweep.spec import RankBy
 
@@ -45,6 +46,24 @@ def test_grid_is_every_combination_after_the_listed_variants(tmp_path: Path) -> 
     assert spec.seeds == [7, 3] and spec.runs == 14
     assert spec.rank == RankBy("classes.low.meanPending", "min")
     assert spec.scenario == [str(tmp_path / "scenario.yaml")]
+
+
+def test_newer_simulate_options(tmp_path: Path) -> None:
+    sweep = {"scenario": "scenario.yaml",
+             "simulation": {"controllerLatency": "2s", "maxEvents": 5000,
+                            "autoscale": {"expander": "least-waste", "scanInterval": "30s",
+                                          "scaleDownUtilizationThreshold": 0.4}},
+             "variants": [{"name": "off", "simulation": {"autoscale": False}},
+                          {"name": "defaults", "simulation": {"autoscale": True}}]}
+    spec = load_sweep(str(write_sweep(tmp_path, sweep)))
+    off, defaults = spec.variants
+    assert off.options == {"controller_latency": 2.0, "max_events": 5000, "autoscale": None}
+    assert defaults.options["autoscale"] == AutoscalerOptions()
+    base = dict(sweep, variants=[{"name": "x"}])
+    opts = load_sweep(str(write_sweep(tmp_path, base))).variants[0].options["autoscale"]
+    assert opts == AutoscalerOptions(expander="least-waste", scan_interval=30.0,
+                                     scale_down_utilization_threshold=0.4)
+    plan(load_sweep(str(write_sweep(tmp_path, base))))  # simulate accepts them
 
 
 def test_defaults(tmp_path: Path) -> None:
@@ -95,6 +114,13 @@ def _bad(tmp_path: Path, change) -> str:
     (lambda s: s.update(simulation={"speed": 2}), "simulation: unknown option 'speed'"),
     (lambda s: s.update(simulation={"until": "soon"}), "simulation until: 'soon' is not a"),
     (lambda s: s.update(simulation={"nodePressure": "yes"}), "must be true or false"),
+    (lambda s: s.update(simulation={"seed": 3}), "unknown option 'seed'"),
+    (lambda s: s.update(simulation={"autoscale": {"expander": "cheapest"}}),
+     "simulation options: "),
+    (lambda s: s.update(simulation={"autoscale": {"scanInterval": "often"}}),
+     "simulation autoscale scanInterval: 'often' is not a duration"),
+    (lambda s: s.update(simulation={"autoscale": {"colour": 1}}),
+     "simulation autoscale: unknown option 'colour'"),
     (lambda s: s["variants"][0].update(simulation={"queue": "lifo"}),
      "variant today: simulation options: --queue must be priority or fifo"),
     (lambda s: s.update(grid={"a": {"edit": {"op": "replace"}, "values": [1]}}),

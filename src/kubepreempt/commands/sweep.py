@@ -10,6 +10,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -118,6 +119,7 @@ class _Progress:
         self.enabled = enabled
         self.console = Console(stderr=True)
         self.bar: Progress | None = None
+        self.task: TaskID | None = None
         self.failed = 0
 
     def start(self, todo: int, reused: int) -> None:
@@ -139,7 +141,7 @@ class _Progress:
             target = self.bar.console if self.bar is not None else self.console
             target.print(f"run failed: variant {task[0]!r}, seed {task[1]}: "
                          f"{outcome['error']}", highlight=False, markup=False)
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, advance=1, failed=self.failed)
 
     def stop(self) -> None:

@@ -94,7 +94,8 @@ class SweepResult:
     stale: int = 0
     elapsed: float = 0.0
     confidence: float = CONFIDENCE
-    _summaries: dict[str, dict[str, Estimate]] = field(default_factory=dict)
+    _summaries: dict[str, dict[str, Estimate]] = field(default_factory=dict, init=False,
+                                                       repr=False)
 
     def summaries(self) -> dict[str, dict[str, Estimate]]:
         """variant -> metric -> estimate over its seeds."""

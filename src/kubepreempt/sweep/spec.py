@@ -10,22 +10,26 @@ import inspect
 import itertools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.manifests import parse_text
 from kubepreempt.sim import parse_duration, simulate
+from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sweep.edits import Edit, EditError, parse_edit
 
 _TOP = {"kind", "scenario", "seeds", "simulation", "variants", "grid", "rank", "metrics",
         "sums"}
 _VARIANT = {"name", "edits", "simulation"}
 _ORDERS = ("min", "max")
-# Options of simulate() a sweep sets: everything but the scenario and the run's plumbing.
-_NOT_OPTIONS = {"scenario", "progress", "keep_timeline"}
-_DURATIONS = {"until", "latency"}
+# Options of simulate() a sweep sets: everything but the scenario, the run's plumbing and
+# the seed (each run's own).
+_NOT_OPTIONS = {"scenario", "progress", "keep_timeline", "seed"}
+_DURATIONS = {"until", "latency", "controller_latency"}
+_AUTOSCALER_TIMES = {"scan_interval", "provision_time", "scale_down_unneeded_time",
+                     "scale_down_delay_after_add"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +106,9 @@ class _Reader:
             if param is None:
                 names = ", ".join(sorted(known))
                 raise self.fail(f"simulation: unknown option {key!r} (known: {names})", where)
-            if name in _DURATIONS and value is not None:
+            if name == "autoscale":
+                value = self.autoscale(value, where)
+            elif name in _DURATIONS and value is not None:
                 try:
                     value = parse_duration(value)
                 except ValueError as exc:
@@ -111,6 +117,31 @@ class _Reader:
                 raise self.fail(f"simulation {key}: must be true or false, not {value!r}", where)
             out[name] = value
         return out
+
+    def autoscale(self, raw: Any, where: str) -> AutoscalerOptions | None:
+        """``autoscale: true`` (upstream defaults) or a mapping of the autoscaler's flags."""
+        if raw is None or raw is False:
+            return None
+        if raw is True:
+            return AutoscalerOptions()
+        if not isinstance(raw, Mapping):
+            raise self.fail(f"simulation autoscale: true, false or a mapping of options, "
+                            f"not {raw!r}", where)
+        known = {f.name: f for f in fields(AutoscalerOptions)}
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            name = _camel_to_snake(str(key))
+            f = known.get(name)
+            if f is None:
+                raise self.fail(f"simulation autoscale: unknown option {key!r} (known: "
+                                f"{', '.join(sorted(known))})", where)
+            if name in _AUTOSCALER_TIMES:
+                try:
+                    value = parse_duration(value)
+                except ValueError as exc:
+                    raise self.fail(f"simulation autoscale {key}: {exc}", where) from None
+            out[name] = value
+        return AutoscalerOptions(**out)
 
     def edits(self, raw: Any, where: str) -> tuple[Edit, ...]:
         if raw is None:

@@ -27,7 +27,9 @@ def run_one(payload: Payload, seed: int) -> dict[str, Any]:
         # The sweep already showed build_scenario's "skipped kinds" warning once.
         with contextlib.redirect_stderr(io.StringIO()):
             scenario = build_scenario(docs, seed)
-        result = simulate(scenario, keep_timeline=False, **options)
+        # The seed also fixes what the simulator draws itself (controllers' pod names, the
+        # autoscaler's random expander), as `simulate --seed` does.
+        result = simulate(scenario, keep_timeline=False, seed=seed, **options)
     except Exception as exc:  # any failure is this run's, reported with variant and seed
         return {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
     return {"metrics": flatten(result.metrics), "seconds": time.perf_counter() - started}
