@@ -108,3 +108,19 @@ def test_rank_lowest_or_highest_first_ties_keep_file_order() -> None:
 def test_rank_touching_intervals_overlap() -> None:
     ranked = rank([("a", _est(1.0, 1.0)), ("b", _est(3.0, 1.0))], "min")
     assert ranked[1].overlaps_best  # 0..2 and 2..4 share 2
+
+
+def test_member_metrics_group_into_families_whatever_the_group() -> None:
+    from kubepreempt.sweep.display import families
+
+    names = list(flatten({"classes": {"web": {"workLost": 1.0}, "my.class": {"workLost": 2.0}},
+                          "clusterQueues": {"team-a": {"p95Wait": 3.0},
+                                            "team-b": {"p95Wait": 4.0}},
+                          "utilization": {"cpuMean": 0.5}, "preemptions": 1}))
+    assert families(names) == {
+        "classes.*.workLost": [("web", "classes.web.workLost"),
+                               ("my.class", "classes.my.class.workLost")],
+        "clusterQueues.*.p95Wait": [("team-a", "clusterQueues.team-a.p95Wait"),
+                                    ("team-b", "clusterQueues.team-b.p95Wait")],
+        "utilization.cpuMean": [("", "utilization.cpuMean")],
+        "preemptions": [("", "preemptions")]}
