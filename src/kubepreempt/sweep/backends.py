@@ -159,7 +159,7 @@ class DaskBackend:
             from distributed import Client
         except ImportError:
             raise InputError("--cluster needs Dask distributed: pip install "
-                             "'kubepreempt[cluster]'") from None
+                             "'kubepreempt[dask]'") from None
         if self._client is None:
             try:
                 self._client = Client(self.address, timeout=self.timeout,
