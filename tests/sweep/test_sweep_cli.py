@@ -132,3 +132,15 @@ def test_failed_runs_are_listed_and_exit_1(tmp_path: Path, capsys, monkeypatch) 
     assert "run failed: variant 'low-at-1000', seed 2: ValueError: no" in err
     # The ranking still places the variant that has no figures: last.
     assert [r["variant"] for r in data["ranking"]["variants"]] == ["today", "low-at-1000"]
+
+
+def test_every_run_failing_still_reports(tmp_path: Path, capsys, monkeypatch) -> None:
+    spec = write_sweep(tmp_path)
+
+    def broken(scenario, **kw):
+        raise RuntimeError("simulator down")
+
+    monkeypatch.setattr(sweep_worker, "simulate", broken)
+    code, out, _ = run(capsys, "sweep", str(spec), "-j", "1")
+    assert code == 1
+    assert out.count("failed variant") == 6 and "0 run now" not in out

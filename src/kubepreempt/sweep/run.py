@@ -117,11 +117,12 @@ class SweepResult:
         return select(names, patterns)
 
     def ranking(self, by: RankBy | None) -> list[Ranked] | None:
-        """Variants ranked on ``by``; InputError if no run reported that metric."""
+        """Variants ranked on ``by``; InputError if runs succeeded but none reported it."""
         if by is None:
             return None
-        if by.metric not in self.metric_names():
-            known = ", ".join(self.metric_names()[:12])
+        known_names = self.metric_names()
+        if known_names and by.metric not in known_names:  # (no names: every run failed)
+            known = ", ".join(known_names[:12])
             raise InputError(f"rank: no run reported metric {by.metric!r} (some known: "
                              f"{known}, ...)", Source(self.spec.path))
         summaries = self.summaries()
