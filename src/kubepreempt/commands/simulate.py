@@ -111,7 +111,7 @@ def register(app: typer.Typer) -> None:
                       node_pressure=node_pressure, controller_latency=ctrl_lat,
                       seed=seed or 0, autoscale=options, kueue_version=kueue_version)
         if report:
-            from kubepreempt.sim.report import write_report  # matplotlib only when asked
+            from kubepreempt.sim.report import write_report  # plotly only when asked
 
             write_report(result, report)
         if output == "json":
