@@ -4,6 +4,7 @@ The browser is required: without it these tests fail (``.ci/run`` installs it)."
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -155,6 +156,15 @@ def test_busy_day_report_tells_the_truth(browser, capsys, tmp_path) -> None:
     by_name = {t["name"]: sum(t["y"]) for t in prem}
     assert by_name.get("scheduler preemption", 0) == pre
     assert sum(by_name.values()) - by_name.get("scheduler preemption", 0) == evi
+    # ... and the pods the JSON reports: preemptedAt set (node removal included).
+    _, out, _ = run(capsys, "simulate", str(EXAMPLES / "busy-day.yaml"), "--seed", "1",
+                    "-o", "json")
+    data = json.loads(out)
+    assert pre + evi == sum(1 for p in data["pods"].values() if p["preemptedAt"] is not None)
+    removed = {e["pod"] for e in data["events"]
+               if e["type"] == "evicted" and e["detail"] == "node removed"
+               and data["pods"][e["pod"]]["preemptedAt"] == e["time"]}
+    assert removed and by_name["node removed"] == len(removed)
     # Classes are named in the pending facets and the Gantt legend.
     names = page.evaluate("""() => Array.from(document.querySelectorAll(
         '#chart-pending .annotation-text, #chart-gantt .legendtext')).map(t => t.textContent)""")
@@ -164,9 +174,27 @@ def test_busy_day_report_tells_the_truth(browser, capsys, tmp_path) -> None:
 
 
 def test_kueue_panels(browser, capsys, tmp_path) -> None:
+    # team-b's Job (8 pods) borrows at 0 s; team-a's Job arrives at 10 s and reclaims;
+    # b's pods exit after their 5 s grace, b is requeued at 15 s, a (admitted 15.027 s:
+    # Kueue's backoff tick) runs 50 s, then b is readmitted at 65.027 s.
     page, errors = _open(browser, capsys, tmp_path, str(EXAMPLES / "kueue-reclaim.yaml"))
     charts = _charts(page)
     for name in ("chart-kueue-borrowed", "chart-kueue-share", "chart-kueue-cohorts",
                  "chart-kueue-waits"):
         assert charts[name]["points"] > 0 and charts[name]["drawn"] > 0, name
+    waits = page.evaluate("""() => Object.fromEntries(document.getElementById(
+        'chart-kueue-waits').data.map(t => [t.name, Array.from(t.x).map(
+            (x, i) => [x, t.y[i]])]))""")
+    assert {k: [[round(x, 6) for x in p] for p in v] for k, v in waits.items()} == {
+        "team-a": [[15.027, 5.027]], "team-b": [[0.0, 0.0], [65.027, 50.027]]}
+    borrowed = page.evaluate("""() => document.getElementById('chart-kueue-borrowed').data
+        .filter(t => t.name === 'team-b').map(t => [Array.from(t.x), Array.from(t.y)])[0]""")
+    assert borrowed[1][0] == 4000  # 8 cpu on a nominal 4: 4 cpu (4000m) borrowed at 0 s
+    text = _hover_text(page, "chart-gantt", 12.0, "node-1")
+    assert text.splitlines() == [
+        "pod team-b/b1-0", "workload team-b/job-b1", "node node-1", "class (priority 0)",
+        "bound 0 s, ended 15 s", "deleted at 10 s: workload team-b/job-b1 preempted by "
+        "Kueue (InCohortReclamation) for team-a/job-a1", "(terminating)"]
+    header = page.inner_text("#counts")
+    assert "0 preempted by the scheduler, 0 evicted, 8 deleted by Kueue preemption" in header
     assert errors == []

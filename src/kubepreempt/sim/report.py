@@ -47,7 +47,7 @@ def signalled(res: SimResult) -> dict[str, tuple[float, str, str]]:
     """Pod key -> (time, cause, detail) for every pod preempted or evicted (those with
     ``preemptedAt``) and every pod deleted because Kueue preempted its workload."""
     first: dict[str, tuple[float, str, str]] = {}
-    kueue_by = {(e["workload"], e["time"]): e["by"]
+    kueue_by = {(e["workload"], e["time"]): f"({e['reason']}) for {e['by']}"
                 for e in (res.metrics.get("kueue") or {}).get("events", [])
                 if e["type"] == "preempted"}
     out = {}
@@ -58,7 +58,7 @@ def signalled(res: SimResult) -> dict[str, tuple[float, str, str]]:
             wl = hit.group(1)
             by = kueue_by.get((wl, e.time))
             out[e.pod] = (e.time, KUEUE, f"workload {wl} preempted by Kueue"
-                          + (f" for {by}" if by else ""))
+                          + (f" {by}" if by else ""))
     for key, rec in res.records.items():
         if rec.preempted_at is not None:
             t, cause, detail = first.get(key, (rec.preempted_at, CAUSES[5], ""))
@@ -260,13 +260,15 @@ class _Report:
                     rows.append(node if lane == 0 else f"{node} ({lane + 1})")
                 lanes[lane] = max(stop, start)
                 row = node if lane == 0 else f"{node} ({lane + 1})"
-                signal = rec.preempted_at if rec.preempted_at is not None else stop
+                sig = self.signals.get(rec.pod.key)
+                signal = min(stop, sig[0]) if sig is not None else stop
                 cname = m.class_name(rec.pod)
                 why = self._why(rec)
                 wl = owners.get(rec.pod.key)
                 text = (f"pod {rec.pod.key}" + (f"<br>workload {wl}" if wl else "")
-                        + f"<br>node {node}<br>class {cname} (priority {rec.pod.priority})"
-                        f"<br>bound {start:g} s, ended {stop:g} s<br>{why}")
+                        + f"<br>node {node}<br>class {cname}"
+                        + ("" if cname.startswith("(") else f" (priority {rec.pod.priority})")
+                        + f"<br>bound {start:g} s, ended {stop:g} s<br>{why}")
                 for part, (a, b) in ((False, (start, signal)), (True, (signal, stop))):
                     if b > a or (not part and b == a):
                         col = bars.setdefault((cname, part), {"y": [], "base": [], "x": [],
