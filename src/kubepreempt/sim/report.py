@@ -371,7 +371,7 @@ class _Report:
         nodes_table = self.node_count()
         self.kueue()
         self.gantt()
-        style = ("body{font-family:sans-serif;max-width:1100px;margin:auto}"
+        style = ("body{font-family:sans-serif;max-width:1100px;margin:auto;padding:0 1em}"
                  "table{border-collapse:collapse;margin:1em 0}caption{text-align:left;"
                  "font-size:small;caption-side:bottom}td,th{border:1px solid #ccc;"
                  "padding:2px 6px}tr.total td{font-weight:bold}.chart{margin:1em 0}")
