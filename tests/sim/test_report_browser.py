@@ -97,6 +97,10 @@ def test_design_doc_example_hover_and_zoom(browser, capsys, tmp_path) -> None:
                            "chart-gantt"}
     for name, c in charts.items():
         assert c["svgs"] >= 1 and c["points"] > 0 and c["drawn"] > 0, name
+    # Counts of 1 and 2 pods: ticks stay whole numbers.
+    for name in ("chart-pending", "chart-preemptions"):
+        assert charts[name]["yticks"] and all(re.fullmatch(r"\d+", t)
+                                              for t in charts[name]["yticks"]), name
     # At 45 s only a (terminating, hatched) is on node-1.
     text = _hover_text(page, "chart-gantt", 45.0, "node-1")
     assert text.splitlines() == ["pod default/a", "node node-1", "class low (priority 100)",
