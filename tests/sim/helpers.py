@@ -11,7 +11,7 @@ from kubepreempt.sim import build_scenario, simulate
 from kubepreempt.sim.engine import SimResult
 
 
-def run(yaml_text: str, queue: str = "priority", until: float | None = None,
+def run(yaml_text: str, queue: str = "1.36", until: float | None = None,
         seed: int | None = None, latency: float = 0.0,
         node_pressure: bool = False) -> SimResult:
     """Simulate a scenario given as YAML text."""

@@ -29,9 +29,10 @@ import numpy as np
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.framework import Code, Status
+from kubepreempt.scheduler.node_sampling import FeasibleNodeSampler
 from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
 from kubepreempt.scheduler.scheduler import Scheduler
-from kubepreempt.scheduler.statuses import NO_NODES_AVAILABLE, fit_error_message
+from kubepreempt.scheduler.statuses import NO_NODES_AVAILABLE, NodeStatuses, fit_error_message
 
 SCHEDULED = "scheduled"
 PREEMPT = "preempt"
@@ -72,6 +73,20 @@ class CycleResult:
     fixed_message: str = ""  # messages that are not a FitError
 
     @property
+    def unschedulable_plugins(self) -> frozenset[str]:
+        """The plugins that rejected the pod (upstream ``Diagnosis.UnschedulablePlugins``,
+        kept in ``QueuedPodInfo`` for queueing hints): the PreFilter plugin that rejected
+        it, else the plugin of every node's status. Empty when scheduled or when no plugin
+        ran (no nodes, gates, other schedulers)."""
+        if self.result == SCHEDULED or self.fixed_message:
+            return frozenset()
+        if self.prefilter is not None:
+            return frozenset({self.prefilter.plugin})
+        if isinstance(self.statuses, NodeStatuses):
+            return frozenset(st.plugin for st, _ in self.statuses.counts())
+        return frozenset(st.plugin for st in self.statuses.values())
+
+    @property
     def message(self) -> str:
         """Upstream's message for this outcome (built on first use: the fit-error
         histogram counts every node)."""
@@ -85,13 +100,17 @@ class CycleResult:
 
 def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
                  explain: bool = False, now: float | None = None,
-                 evaluator: Evaluator | None = None) -> CycleResult:
+                 evaluator: Evaluator | None = None,
+                 node_sampler: FeasibleNodeSampler | None = None) -> CycleResult:
     """Decide where ``pod`` goes, as one kube-scheduler cycle would (nothing changes).
 
     ``preemption=False`` disables DefaultPreemption for this cycle (the other PostFilter
     plugins of the profile still run, as with DefaultPreemption disabled in the profile).
     ``evaluator`` carries DefaultPreemption's options (candidate sampling and its seeded
-    random offset); by default every potential node is evaluated.
+    random offset); by default every potential node is evaluated. ``node_sampler``
+    applies percentageOfNodesToScore (upstream's ``numFeasibleNodesToFind`` and
+    ``nextStartNodeIndex`` rotation, carried by the sampler); by default every feasible
+    node is scored.
     """
     cluster = sched.cluster
     nodes = cluster.nodes
@@ -118,13 +137,15 @@ def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
         if idx is not None and sched.filter_with_nominated(
                 state, cluster.node_view(idx), filters) is None:
             feasible = np.array([idx], np.int64)
-        elif not explain:
+        elif not explain and node_sampler is None:
             best = sched.fast_pick(pod, state, filters)
             if best is not None:
                 return CycleResult(pod, SCHEDULED, best, nodes[best].name, n)
         if feasible is None:
             outcome = sched.find_feasible(pod, state, filters)
             feasible, statuses = outcome.feasible, outcome.statuses
+            if node_sampler is not None:
+                feasible = node_sampler.take(feasible, n)
     if feasible.size:
         best, scores = sched.select_host(state, feasible)
         return CycleResult(pod, SCHEDULED, best, nodes[best].name, n, statuses,
