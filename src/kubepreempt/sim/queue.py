@@ -10,14 +10,15 @@ backoffQ flush that runs on every whole second releases it one window later. Whi
 pods an event moves is decided by the caller with queueing hints (``sim/hints.py``).
 
 ``classic`` is the design document's queue (seed 000): activeQ pops the highest priority
-first, then the pod that entered the queue first (``QueuedPodInfo.Timestamp``, reset when
-a pod returns to the pool); pods that fail wait in the unschedulable pool until a
-cluster event moves them, to activeQ if their backoff (1 s doubling per attempt, at most 10 s, counted from
-the failure) has passed, else to backoffQ until it has. Pods that stay in the pool longer
-than ``podMaxInUnschedulablePodsDuration`` (5 min) are moved by a flush that runs every
-30 s (upstream ``flushUnschedulablePodsLeftover``); backoffQ is flushed every second.
-Every pod deletion or node addition moves every pool pod. ``fifo`` mode is the pre-1.9
-behaviour: pods are taken in the order they (re-)entered the queue, whatever their priority.
+first, then the pod that entered the queue first (``QueuedPodInfo.Timestamp``, reset
+when a pod returns to the pool); pods that fail wait in the unschedulable pool until a
+cluster event moves them, to activeQ if their backoff (1 s doubling per attempt, at most
+10 s, counted from the failure) has passed, else to backoffQ until it has. Pods that
+stay in the pool longer than ``podMaxInUnschedulablePodsDuration`` (5 min) are moved by
+a flush that runs every 30 s (upstream ``flushUnschedulablePodsLeftover``); backoffQ is
+flushed every second. Every pod deletion or node addition moves every pool pod. ``fifo``
+mode is the pre-1.9 behaviour: pods are taken in the order they (re-)entered the queue,
+whatever their priority.
 """
 
 from __future__ import annotations
