@@ -26,12 +26,15 @@ from kubepreempt.api.objects import (
     parse_pod,
 )
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
+from kubepreempt.api.runtimeclass import RuntimeClassAdmission, parse_runtime_class
+from kubepreempt.api.spread_sources import SOURCE_KINDS, SpreadSources
 from kubepreempt.manifests import Documents, paused_gc
 
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
-SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace")
+SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
+                   "RuntimeClass", *SOURCE_KINDS)
 
 
 def _clamp(amount: int) -> int:
@@ -73,6 +76,8 @@ class Cluster:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority: PriorityResolver = field(default_factory=PriorityResolver)
+    # Applies RuntimeClass overhead and scheduling to pods the apiserver has not admitted.
+    runtime_classes: RuntimeClassAdmission = field(default_factory=RuntimeClassAdmission)
     generation: int = 0  # bumped on every change
     node_generation: int = 0  # bumped when nodes are added, removed or changed
     _node_cache: dict = field(default_factory=dict)
@@ -86,6 +91,9 @@ class Cluster:
     # Bound pods with pod (anti-)affinity terms: key -> node index, kept on bind/remove so
     # InterPodAffinity need not scan every pod after each change.
     pod_affinity_pods: dict[str, int] = field(default_factory=dict)
+    # Services / ReplicationControllers / ReplicaSets / StatefulSets: the selectors of
+    # PodTopologySpread's system-default constraints.
+    spread_sources: SpreadSources = field(default_factory=SpreadSources)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -133,6 +141,30 @@ class Cluster:
         self.node_pods.extend({} for _ in nodes)
         self.generation += 1
         self.node_generation += 1
+
+    def pop_nodes(self, count: int) -> list[Node]:
+        """Remove the ``count`` most recently added nodes, which must hold no pods (a
+        what-if that added nodes undoes itself)."""
+        if count <= 0:
+            return []
+        keep = len(self.nodes) - count
+        gone = self.nodes[keep:]
+        if any(self.node_pods[i] for i in range(keep, len(self.nodes))):
+            raise ValueError("pop_nodes: a node to remove still holds pods")
+        for node in gone:
+            del self.node_index[node.name]
+        del self.nodes[keep:]
+        del self.node_pods[keep:]
+        self.alloc, self.requested = self.alloc[:keep].copy(), self.requested[:keep].copy()
+        self.nonzero = self.nonzero[:keep].copy()
+        for prio, rows in list(self.prio_requested.items()):
+            self.prio_requested[prio] = rows[:keep].copy()
+        # Logged rows may point past the end now: incremental consumers start afresh.
+        self.change_log.clear()
+        self.change_epoch += 1
+        self.generation += 1
+        self.node_generation += 1
+        return gone
 
     def _column(self, resource: str) -> int:
         col = self.resource_index.get(resource)
@@ -343,7 +375,8 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
 
     Kinds outside the scheduler's (and ``extra_kinds``) are skipped with one warning line.
     Pods that finished (phase Succeeded/Failed) are ignored, as the scheduler's informer
-    ignores them.
+    ignores them. Pods not yet admitted get their RuntimeClass's overhead and scheduling
+    (:mod:`kubepreempt.api.runtimeclass`).
     """
     with paused_gc():
         return _build_cluster(docs, warn, extra_kinds)
@@ -352,7 +385,8 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
 def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> Cluster:
     classes: list[PriorityClass] = [parse_priority_class(o.body, o.source)
                                     for o in docs.of("PriorityClass")]
-    cluster = Cluster(priority=PriorityResolver(classes))
+    cluster = Cluster(priority=PriorityResolver(classes), runtime_classes=RuntimeClassAdmission(
+        parse_runtime_class(o.body, o.source) for o in docs.of("RuntimeClass")))
     for o in docs.of("Namespace"):
         meta = o.body.get("metadata") or {}
         labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
@@ -366,9 +400,10 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     bound: list[Pod] = []
     seen: set[str] = set()
     resolve = cluster.priority.resolve
+    admit = cluster.runtime_classes.admit
     node_index = cluster.node_index
     for o in docs.of("Pod"):
-        pod = parse_pod(o.body, o.source, resolve)
+        pod = parse_pod(admit(o.body, o.source), o.source, resolve)
         if pod.phase in ("Succeeded", "Failed"):
             finished += 1
             continue
@@ -385,6 +420,9 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
         else:
             cluster.add_pending(pod)
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
+    for kind in SOURCE_KINDS:
+        for o in docs.of(kind):
+            cluster.spread_sources.add(kind, o.body, o.source)
     for o in docs.of("PodDisruptionBudget"):
         pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)

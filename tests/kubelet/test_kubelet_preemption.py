@@ -259,3 +259,145 @@ def test_os_label_mismatch_rejects_before_anything_else():
     pod.labels["kubernetes.io/os"] = "windows"
     res = admit_pod(pod, node, [])
     assert (res.result, res.reason) == ("reject", "PodOSSelectorNodeLabelDoesNotMatch")
+
+
+@pytest.mark.parametrize(("shortfall", "expected"), [
+    # getPodsToPreempt returns append(append(bestEffortToEvict, burstableToEvict...),
+    # guaranteedToEvict...). Two pods' worth of pod count: the Burstable step still needs
+    # one after all BestEffort pods would go (bu), the BestEffort step one after bu (be).
+    (reqs(pods=2), ["bestEffort", "burstable"]),
+    # Three: G step needs one after all BE and Bu -> guaranteed; Bu step one after BE and
+    # guaranteed -> burstable; BE step one after those -> bestEffort.
+    (reqs(pods=3), ["bestEffort", "burstable", "guaranteed"]),
+])
+def test_kill_order_is_best_effort_then_burstable_then_guaranteed(shortfall, expected):
+    inputs = [P["guaranteed"], P["burstable"], P["bestEffort"]]
+    victims = get_pods_to_preempt(P["cluster-critical"], inputs, shortfall)
+    assert [v.name for v in victims] == expected
+
+
+
+# ---- getPodsToPreemptByDistance details (worked from pkg/kubelet/preemption) -----------
+
+def _bu(name: str, cpu: str, memory: str):
+    return make_pod(name, {"cpu": cpu, "memory": memory})
+
+
+def test_distance_squares_each_unmet_fraction() -> None:
+    """``calculateDistance``: sum of (unmet / required)^2. For cpu 100m and memory 100Mi,
+    a pod of 50m/50Mi leaves (0.5, 0.5) -> 0.25 + 0.25; one of 30m/100Mi leaves (0.7, 0)
+    -> 0.49; c (70m/1Mi) -> 0.09 + 0.9801. Round 1 takes the lopsided pod, round 2 (70m
+    still needed) takes c at distance 0. With cubes, round 1 would take the even pod."""
+    need = reqs(100, 100)
+    even, lopsided = _bu("even", "50m", "50Mi"), _bu("lopsided", "30m", "100Mi")
+    filler = _bu("c", "70m", "1Mi")
+    assert distance(need, even) == pytest.approx(0.5)
+    assert distance(need, lopsided) == pytest.approx(0.49)
+    victims = get_pods_to_preempt(P["cluster-critical"], [even, lopsided, filler], need)
+    assert [v.name for v in victims] == ["lopsided", "c"]
+
+
+def test_distance_counts_a_remainder_of_one_unit() -> None:
+    """A pod one milli-CPU short of the requirement is not at distance 0."""
+    assert distance(reqs(cpu=100), _bu("short", "99m", "1Mi")) == pytest.approx(0.0001)
+
+
+def test_exact_fit_first_beats_a_smaller_pod_further_away() -> None:
+    """The request-size tie-break applies only to equal distances."""
+    exact, small = _bu("exact", "100m", "100Mi"), _bu("small", "10m", "10Mi")
+    victims = get_pods_to_preempt(P["cluster-critical"], [exact, small], reqs(100, 100))
+    assert [v.name for v in victims] == ["exact"]
+
+
+def test_equal_distance_keeps_the_earlier_pod_unless_the_later_is_smaller() -> None:
+    """``dist == bestDistance && smallerResourceRequest(pod, bestPod)``: a later pod of
+    equal distance but larger request does not replace the earlier one."""
+    smaller, larger = _bu("smaller", "100m", "100Mi"), _bu("larger", "200m", "200Mi")
+    victims = get_pods_to_preempt(P["cluster-critical"], [smaller, larger], reqs(cpu=100))
+    assert [v.name for v in victims] == ["smaller"]
+
+
+def test_chosen_pod_is_replaced_by_the_last_one() -> None:
+    """Upstream removes a chosen pod by moving the last pod into its slot, and the loop
+    goes on with that pool. Memory 300Mi needed: round 1 takes b (200Mi, distance 1/9
+    beats a's 4/9 and c's 1), the last pod c moves to b's slot; round 2 needs 100Mi,
+    a (100Mi, distance 0) goes."""
+    a, b, c = _bu("a", "1m", "100Mi"), _bu("b", "1m", "200Mi"), _bu("c", "1m", "1Mi")
+    victims = get_pods_to_preempt(P["cluster-critical"], [a, b, c], reqs(memory=300))
+    assert [v.name for v in victims] == ["b", "a"]
+
+
+def test_unmeetable_requirements_report_the_total_shortfall() -> None:
+    """``getPodsToPreempt`` first subtracts every preemptable pod; the error names what
+    even all of them cannot free."""
+    with pytest.raises(PreemptionError) as err:
+        get_pods_to_preempt(P["cluster-critical"], [P["burstable"]], reqs(300, 100))
+    assert err.value.remaining == (Requirement("cpu", 200),)
+    assert str(err.value) == ("no set of running pods found to reclaim resources: "
+                              "[(res: cpu, q: 200), ]")
+
+
+# ---- the admission predicates at their boundaries (pkg/kubelet/lifecycle/predicate.go) --
+
+def test_pod_count_exact_fit_is_admitted_one_more_is_not() -> None:
+    """``Fits``: ``len(existing) + 1 > allowedPodNumber`` fails."""
+    node = make_node(pods=3)
+    others = [make_pod("a"), make_pod("b")]
+    assert admit_pod(make_pod("new"), node, others).result == "admit"
+    res = admit_pod(make_pod("new"), node, [*others, make_pod("c")])
+    assert (res.result, res.reason if res.reason else res.failures[0].reason) == (
+        "reject", "OutOfpods")
+    failure = res.failures[0]
+    assert (failure.requested, failure.used, failure.capacity) == (1, 3, 3)
+
+
+def test_resource_exact_fit_is_admitted_one_unit_more_is_not() -> None:
+    node = make_node(cpu="1", memory="1Gi")
+    others = [make_pod("a", {"cpu": "600m", "memory": "512Mi"})]
+    assert admit_pod(make_pod("new", {"cpu": "400m", "memory": "512Mi"}), node,
+                     others).result == "admit"
+    res = admit_pod(make_pod("new", {"cpu": "401m"}), node, others)
+    assert res.result == "reject"
+    failure = res.failures[0]
+    assert (failure.resource, failure.requested, failure.used, failure.capacity) == (
+        "cpu", 401, 600, 1000)
+
+
+def test_exact_fit_on_an_empty_node() -> None:
+    """Nothing else uses the resource: the whole allocatable is free."""
+    node = make_node(cpu="1")
+    assert admit_pod(make_pod("new", {"cpu": "1"}), node, []).result == "admit"
+
+
+def test_resource_the_node_does_not_have_fails_with_capacity_zero() -> None:
+    """A standard resource missing from allocatable counts as zero there (only extended
+    resources the node does not advertise are dropped first)."""
+    node = make_node()
+    res = admit_pod(make_pod("new", {"hugepages-2Mi": "2Mi"}), node, [])
+    assert res.result == "reject"
+    failure = res.failures[0]
+    assert (failure.resource, failure.requested, failure.used, failure.capacity) == (
+        "hugepages-2Mi", 2 * MI, 0, 0)
+
+
+def test_os_label_mismatch_message() -> None:
+    node = make_node()  # no kubernetes.io/os label: the kubelet's own OS (linux) counts
+    pod = make_pod("p")
+    pod.labels["kubernetes.io/os"] = "windows"
+    res = admit_pod(pod, node, [])
+    assert (res.result, res.reason, res.message) == (
+        "reject", "PodOSSelectorNodeLabelDoesNotMatch",
+        "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label")
+    pod.labels["kubernetes.io/os"] = "linux"
+    assert admit_pod(pod, node, []).result == "admit"
+
+
+def test_os_field_must_match_the_node_os() -> None:
+    """``rejectPodAdmissionBasedOnOSField``: ``spec.os.name`` must be the node's OS."""
+    res = admit_pod(make_pod("p", os={"name": "windows"}), make_node(), [])
+    assert (res.result, res.reason, res.message) == (
+        "reject", "PodOSNotSupported",
+        "Failed to admit pod as the OS field doesn't match node OS")
+    assert admit_pod(make_pod("p", os={"name": "linux"}), make_node(), []).result == "admit"
+    windows = make_node(labels={"kubernetes.io/os": "windows"})
+    assert admit_pod(make_pod("p", os={"name": "windows"}), windows, []).result == "admit"

@@ -15,7 +15,10 @@ from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSet
 from kubepreempt.kueue.objects import KueueConfig
 from kubepreempt.kueue.preemption import Trace, get_targets
 from kubepreempt.kueue.quota import Snapshot, workload_info
+from kubepreempt.kueue.semantics import CURRENT, V0_7
 from kubepreempt.manifests import Documents, RawObject
+
+V07 = V0_7
 
 BASE = 1_700_000_000.0
 NOW = BASE + 100_000
@@ -154,31 +157,35 @@ def docs(objs: list[dict[str, Any]]) -> Documents:
     return out
 
 
-def inputs(objs: list[dict[str, Any]]) -> KueueInputs:
-    """Typed inputs, with a LocalQueue per ClusterQueue (same name) added."""
+def inputs(objs: list[dict[str, Any]], version: str = V07) -> KueueInputs:
+    """Typed inputs, with a LocalQueue per ClusterQueue (same name) added. The tests
+    written for Kueue v0.7 keep running under it; others pass ``version``."""
     lqs = [lq(o["metadata"]["name"], o["metadata"]["name"]) for o in objs
            if o["kind"] == "ClusterQueue"]
-    return load_inputs(docs(objs + lqs))
+    return load_inputs(docs(objs + lqs), version=version)
 
 
-def run(objs: list[dict[str, Any]], key: str) -> Decision:
+def run(objs: list[dict[str, Any]], key: str, version: str = V07) -> Decision:
     """The full decision for ``key`` (``ns/name`` or a name in ``default``)."""
-    return decide(inputs(objs), key if "/" in key else f"default/{key}", NOW)
+    return decide(inputs(objs, version), key if "/" in key else f"default/{key}", NOW)
 
 
 def preempt(objs: list[dict[str, Any]], incoming: dict[str, Any], target_cq: str,
-            assignment: dict[str, dict[str, tuple[str, Mode]]]) -> set[str]:
+            assignment: dict[str, dict[str, tuple[str, Mode]]],
+            version: str = V07) -> set[str]:
     """Upstream's table harness: GetTargets with an explicit assignment -> victim names."""
-    inp = inputs([*objs, incoming])
+    inp = inputs([*objs, incoming], version)
     key = f"{incoming['metadata']['namespace']}/{incoming['metadata']['name']}"
     others = [w for k, w in inp.workloads.items() if k != key]
-    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, others, inp.config)
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, others, inp.config,
+                    inp.cohorts)
     info = workload_info(inp.workloads[key], target_cq)
     a = Assignment([PodSetAssignment(ps, {r: FlavorAssignment(f, m) for r, (f, m) in fl.items()},
                                      fits=False) for ps, fl in assignment.items()])
-    before = {n: {f: dict(r) for f, r in st.usage.items()} for n, st in snap.cqs.items()}
+    nodes = [*snap.cqs.values(), *snap.cohorts.values()]
+    before = [dict(n.usage) for n in nodes]
     targets = get_targets(info, a, snap, NOW, Trace())
-    after = {n: {f: dict(r) for f, r in st.usage.items()} for n, st in snap.cqs.items()}
+    after = [dict(n.usage) for n in nodes]
     assert before == after, "the snapshot must be restored"
     return {t.info.obj.name for t in targets}
 
@@ -188,5 +195,5 @@ def cpu(flv: str = "default", mode: Mode = Mode.PREEMPT) -> dict[str, dict[str, 
     return {"main": {"cpu": (flv, mode)}}
 
 
-__all__ = ["KueueConfig", "Mode", "config", "cpu", "cq", "flavor", "inputs", "lq", "pod_set",
-           "preempt", "run", "wl"]
+__all__ = ["CURRENT", "V07", "KueueConfig", "Mode", "config", "cpu", "cq", "flavor", "inputs",
+           "lq", "pod_set", "preempt", "run", "wl"]

@@ -1,10 +1,15 @@
-"""Upstream's v0.7.0 ``TestPreemption`` table (pkg/scheduler/preemption/preemption_test.go),
-reproduced with the same queues, workloads, assignments and expected victims."""
+"""Upstream's ``TestPreemption`` table (pkg/scheduler/preemption/preemption_test.go),
+reproduced with the same queues, workloads, assignments and expected victims.
+
+Each case runs under Kueue v0.7.0 and under current Kueue (classified candidates, two
+greedy passes, available quota); the expected victims are the same in both releases'
+tables unless a case says otherwise.
+"""
 
 from __future__ import annotations
 
 import pytest
-from kueue_builders import cq, flavor, preempt, wl
+from kueue_builders import CURRENT, V07, cq, flavor, preempt, wl
 
 from kubepreempt.kueue.flavors import Mode
 
@@ -118,13 +123,34 @@ CASES = {
 }
 
 
+VERSIONS = pytest.mark.parametrize("version", [V07, CURRENT])
+# Current upstream's table assigns memory to flavor "default" in this case (v0.7's used
+# "alpha", a flavor c1 does not have); both releases preempt c1-low with it.
+CURRENT_ASSIGNMENT = {
+    "preempting locally and borrowing other resources in cohort, without cohort candidates":
+        {"main": {"cpu": ("default", P), "memory": ("default", P)}},
+}
+
+
+@VERSIONS
 @pytest.mark.parametrize("name", list(CASES))
-def test_upstream_preemption_table(name: str) -> None:
+def test_upstream_preemption_table(name: str, version: str) -> None:
     admitted, incoming, target, assignment, want = CASES[name]
-    assert preempt(QUEUES + admitted, incoming, target, assignment) == want
+    if version == CURRENT:
+        assignment = CURRENT_ASSIGNMENT.get(name, assignment)
+    assert preempt(QUEUES + admitted, incoming, target, assignment, version) == want
 
 
-def test_upstream_preempt_newer_workloads_with_the_same_priority() -> None:
+@VERSIONS
+def test_current_assignment_without_cohort_candidates(version: str) -> None:
+    name = "preempting locally and borrowing other resources in cohort, without cohort candidates"
+    admitted, incoming, target, _, want = CASES[name]
+    got = preempt(QUEUES + admitted, incoming, target, CURRENT_ASSIGNMENT[name], version)
+    assert got == want == {"c1-low"}
+
+
+@VERSIONS
+def test_upstream_preempt_newer_workloads_with_the_same_priority(version: str) -> None:
     # Upstream: wl2 reserved quota one second after wl3, so it is the most recent; both were
     # created after the preemptor, which LowerOrNewerEqualPriority requires.
     t = 1_700_000_000.0
@@ -132,11 +158,12 @@ def test_upstream_preempt_newer_workloads_with_the_same_priority() -> None:
                 A("wl2", "2", 1, "preventStarvation", reserved_at=t + 1, created=t),
                 A("wl3", "2", 1, "preventStarvation", reserved_at=t, created=t)]
     incoming = wl("in", {"cpu": "2"}, priority=1, created=t - 15)
-    got = preempt(QUEUES + admitted, incoming, "preventStarvation", CPU)
+    got = preempt(QUEUES + admitted, incoming, "preventStarvation", CPU, version)
     assert got == {"wl2"}
 
 
-def test_each_podset_preempts_a_different_flavor() -> None:
+@VERSIONS
+def test_each_podset_preempts_a_different_flavor(version: str) -> None:
     admitted = [wl("low-alpha", {"memory": "2Gi"}, -1, admitted="standalone",
                    flavors={"memory": "alpha"}),
                 wl("low-beta", {"memory": "2Gi"}, -1, admitted="standalone",
@@ -147,7 +174,8 @@ def test_each_podset_preempts_a_different_flavor() -> None:
         {"name": "workers", "count": 2, "template": {"spec": {"containers": [
             {"resources": {"requests": {"memory": "1Gi"}}}]}}}])
     got = preempt(QUEUES + admitted, incoming, "standalone",
-                  {"launcher": {"memory": ("alpha", P)}, "workers": {"memory": ("beta", P)}})
+                  {"launcher": {"memory": ("alpha", P)}, "workers": {"memory": ("beta", P)}},
+                  version)
     assert got == {"low-alpha", "low-beta"}
 
 
@@ -178,10 +206,11 @@ BWC = {
 }
 
 
+@VERSIONS
 @pytest.mark.parametrize("name", list(BWC))
-def test_upstream_borrow_within_cohort(name: str) -> None:
+def test_upstream_borrow_within_cohort(name: str, version: str) -> None:
     admitted, incoming, target, want = BWC[name]
-    assert preempt(QUEUES + admitted, incoming, target, CPU) == want
+    assert preempt(QUEUES + admitted, incoming, target, CPU, version) == want
 
 
 THREE = {
@@ -200,28 +229,32 @@ def _three(mem: bool) -> list[dict]:
     return out
 
 
+@VERSIONS
 @pytest.mark.parametrize("name", list(THREE))
-def test_upstream_exhausted_target_queue(name: str) -> None:
+def test_upstream_exhausted_target_queue(name: str, version: str) -> None:
     mem, want = THREE[name]
     incoming = wl("in", {"cpu": "2", "memory": "2"}, priority=0)
     assignment = {"main": {"cpu": ("default", P), "memory": ("default", P)}} if mem else CPU
     if not mem:
         incoming = wl("in", {"cpu": "2"}, priority=0)
-    assert preempt(QUEUES + _three(mem), incoming, "a", assignment) == want
+    assert preempt(QUEUES + _three(mem), incoming, "a", assignment, version) == want
 
 
-def test_upstream_exhausted_for_one_resource_but_not_the_other() -> None:
+@VERSIONS
+def test_upstream_exhausted_for_one_resource_but_not_the_other(version: str) -> None:
     incoming = wl("in", {"cpu": "2", "memory": "2"}, priority=0)
     assignment = {"main": {"cpu": ("default", P), "memory": ("default", P)}}
-    assert preempt(QUEUES + _three(False), incoming, "a", assignment) == {"a1", "a2"}
+    assert preempt(QUEUES + _three(False), incoming, "a", assignment, version) == {"a1", "a2"}
 
 
-def test_upstream_allow_preemption_from_other_queues_if_target_not_exhausted() -> None:
+@VERSIONS
+def test_upstream_allow_preemption_from_other_queues_if_target_not_exhausted(
+        version: str) -> None:
     admitted = [wl("a1", {"cpu": "1"}, -1, admitted="a")]
     admitted += [wl(f"b{i}", {"cpu": "1"}, 0, admitted="b") for i in (1, 2, 3, 4)]
     admitted += [wl("b5", {"cpu": "1"}, -1, admitted="b")]
     incoming = wl("in", {"cpu": "2"})
-    assert preempt(QUEUES + admitted, incoming, "a", CPU) == {"a1", "b5"}
+    assert preempt(QUEUES + admitted, incoming, "a", CPU, version) == {"a1", "b5"}
 
 
 LEND_CASES = {
@@ -238,9 +271,10 @@ LEND_CASES = {
 }
 
 
+@VERSIONS
 @pytest.mark.parametrize("name", list(LEND_CASES))
-def test_upstream_lending_limit(name: str) -> None:
+def test_upstream_lending_limit(name: str, version: str) -> None:
     from kueue_builders import config
     admitted, incoming, want = LEND_CASES[name]
     objs = [flavor("default"), *LEND, config(fair=False, lending_limit=True), *admitted]
-    assert preempt(objs, incoming, "lend1", CPU) == want
+    assert preempt(objs, incoming, "lend1", CPU, version) == want

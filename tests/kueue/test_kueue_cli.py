@@ -17,7 +17,8 @@ FAIR = str(EXAMPLES / "fair-sharing.yaml")
 
 
 def _run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
+    """Run the CLI as Kueue v0.7 (these tests were written for it)."""
+    code = main([*args, "--kueue-version", "v0.7"])
     out = capsys.readouterr()
     return code, out.out, out.err
 

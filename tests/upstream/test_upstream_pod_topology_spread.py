@@ -5,10 +5,10 @@ Ported: ``scoring_test.go`` TestPodTopologySpreadScore (exact normalised scores)
 cases of TestSingleConstraint (its other cases, minDomains included, and TestPreFilterState
 are in ``tests/plugins/test_pod_topology_spread.py``).
 
+Also ported: "system defaulting, nodes don't have zone, pods match service" (the system
+default constraints from a Service's selector; more in tests/whatif/test_default_spread.py).
+
 Not ported:
-* "system defaulting, nodes don't have zone, pods match service": system default
-  constraints come from Services/ReplicaSets, which kubepreempt does not load (documented
-  in the plugin's docstring).
 * "matchLabelKeys ignored when feature gate disabled": feature-gate plumbing; the
   MatchLabelKeysInPodTopologySpread gate is on (GA) and not switchable here.
 * ``enableNodeInclusionPolicy`` is always on (the gate is GA), as in every ported case.
@@ -297,3 +297,18 @@ def test_pod_topology_spread_filter(pod, pods, nodes, want) -> None:
     got = codes(run_filter(PodTopologySpread(), pod, nodes, pods))
     names = [n["metadata"]["name"] for n in nodes]
     assert got == dict(zip(names, want, strict=True))
+
+
+def test_system_defaulting_nodes_without_zone_pods_match_service() -> None:
+    """scoring_test.go TestPodTopologySpreadScore "system defaulting, nodes don't have
+    zone, pods match service": the same scores as one hostname constraint (4/3/2/1)."""
+    pods = [up_pod(f"p-{n}{i}", {"foo": ""}, node=f"node-{n}")
+            for n, k in (("a", 4), ("b", 3), ("c", 2), ("d", 1)) for i in range(1, k + 1)]
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc"},
+               "spec": {"selector": {"foo": ""}}}
+    nodes = [host(f"node-{n}") for n in "abcd"]
+    got = run_score(PodTopologySpread(), up_pod("p", {"foo": ""}), nodes, [*pods, service])
+    assert got == {"node-a": 44, "node-b": 66, "node-c": 77, "node-d": 100}
+    # Without the Service nothing selects the pod: PreScore skips (all 0).
+    assert set(run_score(PodTopologySpread(), up_pod("p", {"foo": ""}), nodes,
+                         pods).values()) == {0}

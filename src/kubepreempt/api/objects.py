@@ -12,13 +12,15 @@ from datetime import datetime
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
-from kubepreempt.api.quantity import QuantityError, canonical
+from kubepreempt.api.pod_resources import PodResources, pod_resource_figures
+from kubepreempt.api.ports import HostPort, host_ports
+from kubepreempt.api.quantity import resource_list
 from kubepreempt.api.resources import (
+    BEST_EFFORT,
+    BURSTABLE,
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
-    Container,
-    pod_requests,
-    qos_class,
+    GUARANTEED,
 )
 from kubepreempt.api.selectors import (
     LabelSelector,
@@ -62,20 +64,6 @@ def _str_map(raw: Any, what: str) -> dict[str, str]:
     if not raw and type(raw) is dict:
         return {}
     return {str(k): "" if v is None else str(v) for k, v in _mapping(raw, what).items()}
-
-
-def resource_list(raw: Any, what: str) -> dict[str, int]:
-    """A ``ResourceList`` mapping -> canonical integer amounts; rejects bad quantities."""
-    out: dict[str, int] = {}
-    for name, qty in _mapping(raw, what).items():
-        try:
-            amount = canonical(str(name), qty)
-        except QuantityError as exc:
-            raise ValueError(f"{what}.{name}: {exc}") from None
-        if amount < 0:
-            raise ValueError(f"{what}.{name}: negative quantity {qty!r}")
-        out[str(name)] = amount
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,22 +294,6 @@ def _spread_constraints(raw: Any, labels: Mapping[str, str]):
     return tuple(out)
 
 
-def _containers(raw: Any, what: str, init: bool) -> list[Container]:
-    out = []
-    for i, c in enumerate(raw or []):
-        c = _mapping(c, what)
-        res = _mapping(c.get("resources"), f"{what}.resources")
-        name = str(c.get("name") or i)
-        requests = resource_list(res.get("requests"), f"{what}[{name}].resources.requests")
-        limits = resource_list(res.get("limits"), f"{what}[{name}].resources.limits")
-        # API defaulting: a limit without a request sets the request to the limit.
-        for key, amount in limits.items():
-            requests.setdefault(key, amount)
-        out.append(Container(name, requests, limits,
-                             restartable=init and c.get("restartPolicy") == "Always"))
-    return out
-
-
 @dataclass(slots=True, eq=False)
 class Pod:
     """A pod, with its effective requests, QoS class and priority resolved."""
@@ -339,11 +311,14 @@ class Pod:
     nonzero_cpu: int = DEFAULT_MILLI_CPU_REQUEST
     nonzero_memory: int = DEFAULT_MEMORY_REQUEST
     qos: str = "BestEffort"
+    # GetResourceRequestQuantity per resource, what the kubelet frees and ranks by (spec
+    # requests; overhead only on a resource the pod requests). None: same as ``requests``.
+    kubelet_requests: dict[str, int] | None = None
     tolerations: tuple[Toleration, ...] = ()
     node_selector: dict[str, str] = field(default_factory=dict)
     affinity: Affinity | None = None
     spread: tuple[TopologySpreadConstraint, ...] = ()
-    host_ports: tuple[tuple[str, str, int], ...] = ()  # (hostIP, protocol, hostPort)
+    host_ports: tuple[HostPort, ...] = ()  # GetHostPorts: (hostIP, protocol, hostPort)
     deletion_timestamp: float | None = None
     preempted_by_scheduler: bool = False
     nominated_node_name: str = ""
@@ -375,29 +350,72 @@ class Pod:
         return f"Pod({self.key}, prio={self.priority}, node={self.node_name or '-'})"
 
 
-# Parsed requests, nonzero cpu/memory and QoS class by the pod's resource shape: dumps
-# repeat a few request templates over thousands of pods.
-_RESOURCE_CACHE: dict[tuple, tuple[dict[str, int], int, int, str]] = {}
+# Parsed resource figures by the pod's resource shape: dumps repeat a few request
+# templates over thousands of pods.
+_RESOURCE_CACHE: dict[tuple, PodResources] = {}
+_NO_STATUS_RESOURCES: tuple = ()
 
 
-def _resource_shape(spec: Mapping[str, Any]) -> tuple | None:
+def _status_shape(status: Mapping[str, Any]) -> tuple | None:
+    """The resize-relevant part of a status as a hashable key (None: take the full path)."""
+    parts: list = []
+    for list_name in ("containerStatuses", "initContainerStatuses"):
+        entries = status.get(list_name)
+        if not entries:
+            continue
+        if type(entries) is not list:
+            return None
+        for cs in entries:
+            if type(cs) is not dict:
+                return None
+            res, alloc = cs.get("resources"), cs.get("allocatedResources")
+            if res is None and alloc is None:
+                continue
+            if (res is not None and type(res) is not dict) or (
+                    alloc is not None and type(alloc) is not dict):
+                return None
+            req = (res or {}).get("requests")
+            if req is not None and type(req) is not dict:
+                return None
+            try:
+                parts.append((cs.get("name"), res is not None,
+                              tuple(sorted((req or {}).items())),
+                              tuple(sorted((alloc or {}).items()))))
+            except TypeError:
+                return None
+    if status.get("resources") is not None or status.get("allocatedResources") is not None:
+        return None
+    if not parts:
+        return _NO_STATUS_RESOURCES
+    for cond in status.get("conditions") or []:
+        if type(cond) is dict and cond.get("type") == "PodResizePending":
+            parts.append(("PodResizePending", cond.get("reason")))
+            break
+    return tuple(parts)
+
+
+def _resource_shape(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple | None:
     """A hashable key for the common shape: plain containers whose requests and limits
-    are string quantities, no init containers, overhead or pod-level resources. Anything
-    else (including anything that would fail to parse) takes the full path."""
+    are string quantities, no init containers, overhead or pod-level resources, and the
+    resize status. Anything else (including anything that would fail to parse) takes the
+    full path."""
     if ("initContainers" in spec or "overhead" in spec or "resources" in spec
             or type(spec.get("containers")) is not list):
         return None
-    key = []
+    status_key = _status_shape(status)
+    if status_key is None:
+        return None
+    key: list = [status_key]
     for c in spec["containers"]:
         if type(c) is not dict:
             return None
         res = c.get("resources")
         if res is None:
-            key.append(((), ()))
+            key.append((c.get("name"), (), ()))
             continue
         if type(res) is not dict:
             return None
-        parts = []
+        parts = [c.get("name")]
         for part in (res.get("requests"), res.get("limits")):
             if part is None:
                 parts.append(())
@@ -410,6 +428,10 @@ def _resource_shape(spec: Mapping[str, Any]) -> tuple | None:
                     return None
             parts.append(items)
         key.append(tuple(parts))
+    try:
+        hash(key[0])
+    except TypeError:
+        return None
     return tuple(key)
 
 
@@ -420,6 +442,19 @@ def _gate_names(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise ValueError("spec.schedulingGates must be a list")
     return tuple(str(g.get("name", "")) if isinstance(g, dict) else str(g) for g in value)
+
+
+_QOS_CLASSES = (BEST_EFFORT, BURSTABLE, GUARANTEED)
+
+
+def _qos(status: Mapping[str, Any], computed: str) -> str:
+    """``GetPodQOS``: the stored ``status.qosClass`` (immutable once set), else computed."""
+    stored = status.get("qosClass")
+    if not stored:
+        return computed
+    if stored not in _QOS_CLASSES:
+        raise ValueError(f"status.qosClass {stored!r} is not one of {', '.join(_QOS_CLASSES)}")
+    return str(stored)
 
 
 def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
@@ -434,43 +469,21 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
         spec = _mapping(raw.get("spec"), "spec")
         status = _mapping(raw.get("status"), "status")
         labels = _str_map(meta.get("labels"), "metadata.labels")
-        shape = _resource_shape(spec)
+        shape = _resource_shape(spec, status)
         cached = _RESOURCE_CACHE.get(shape) if shape is not None else None
         if cached is None:
-            containers = _containers(spec.get("containers"), "spec.containers", False)
-            inits = _containers(spec.get("initContainers"), "spec.initContainers", True)
-            overhead = resource_list(spec.get("overhead"), "spec.overhead")
-            pod_res = _mapping(spec.get("resources"), "spec.resources")
-            pod_req = resource_list(pod_res.get("requests"), "spec.resources.requests")
-            pod_lim = resource_list(pod_res.get("limits"), "spec.resources.limits")
-            for k, v in pod_lim.items():
-                if k in ("cpu", "memory"):
-                    pod_req.setdefault(k, v)
-            requests = pod_requests(containers, inits, overhead, pod_req)
-            nonzero = pod_requests(containers, inits, overhead, pod_req, {
-                "cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST})
-            cached = (requests, nonzero.get("cpu", 0), nonzero.get("memory", 0),
-                      qos_class(containers, inits, pod_req if pod_res else None,
-                                pod_lim if pod_res else None))
+            cached = pod_resource_figures(spec, status)
             if shape is not None:
                 if len(_RESOURCE_CACHE) >= 4096:
                     _RESOURCE_CACHE.clear()
                 _RESOURCE_CACHE[shape] = cached
-        requests, nonzero_cpu, nonzero_memory, qos = cached
-        requests = dict(requests)  # each pod owns its dict
+        requests = dict(cached.requests)  # each pod owns its dict
         priority, policy = resolve_priority(spec)
         conditions = status.get("conditions") or []
         preempted = any(
             isinstance(c, Mapping) and c.get("type") == "DisruptionTarget"
             and c.get("reason") == "PreemptionByScheduler" and c.get("status", "True") == "True"
             for c in conditions)
-        ports = []
-        for c in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
-            for p in _mapping(c, "container").get("ports") or []:
-                p = _mapping(p, "port")
-                if p.get("hostPort"):
-                    ports.append((str(p.get("hostIP") or "0.0.0.0"),
-                                  str(p.get("protocol") or "TCP"), int(p["hostPort"])))
         grace = spec.get("terminationGracePeriodSeconds")
         pod = Pod(
             namespace=namespace,
@@ -483,14 +496,15 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
             priority_class_name=str(spec.get("priorityClassName") or ""),
             preemption_policy=policy,
             requests=requests,
-            nonzero_cpu=nonzero_cpu,
-            nonzero_memory=nonzero_memory,
-            qos=qos,
+            nonzero_cpu=cached.nonzero_cpu,
+            nonzero_memory=cached.nonzero_memory,
+            qos=_qos(status, cached.qos),
+            kubelet_requests=dict(cached.kubelet_requests),
             tolerations=_tolerations(spec.get("tolerations")),
             node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
             affinity=parse_affinity(spec.get("affinity"), namespace, labels),
             spread=_spread_constraints(spec.get("topologySpreadConstraints"), labels),
-            host_ports=tuple(ports),
+            host_ports=host_ports(spec),
             deletion_timestamp=parse_time(meta.get("deletionTimestamp")),
             preempted_by_scheduler=preempted,
             nominated_node_name=str(status.get("nominatedNodeName") or ""),

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 _BINARY = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
 _DECIMAL = {
@@ -97,3 +99,21 @@ def format_amount(resource: str, amount: int) -> str:
             if amount and amount % factor == 0:
                 return f"{amount // factor}{suffix}"
     return str(amount)
+
+
+def resource_list(raw: Any, what: str) -> dict[str, int]:
+    """A ``ResourceList`` mapping -> canonical integer amounts; rejects bad quantities."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
+    out: dict[str, int] = {}
+    for name, qty in raw.items():
+        try:
+            amount = canonical(str(name), qty)
+        except QuantityError as exc:
+            raise ValueError(f"{what}.{name}: {exc}") from None
+        if amount < 0:
+            raise ValueError(f"{what}.{name}: negative quantity {qty!r}")
+        out[str(name)] = amount
+    return out

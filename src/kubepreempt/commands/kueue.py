@@ -1,4 +1,4 @@
-"""``kubepreempt kueue``: what Kueue v0.7 does with one workload."""
+"""``kubepreempt kueue``: what Kueue (current, or v0.7 on request) does with one workload."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from kubepreempt.api.objects import parse_time
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli import print_json
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
+from kubepreempt.kueue.semantics import CURRENT, semantics_for
 from kubepreempt.manifests import load_documents
 
 
@@ -71,8 +72,11 @@ def register(app: typer.Typer) -> None:
                                               "candidates.")] = False,
         now: Annotated[str | None, typer.Option("--now", help="RFC 3339 time used as "
                                                 "'now' (conditions, ordering).")] = None,
+        kueue_version: Annotated[str, typer.Option(
+            "--kueue-version", help="Kueue release whose rules apply: current or v0.7.")]
+        = CURRENT,
     ) -> None:
-        """Decide what Kueue v0.7 does with a workload: admit, preempt or pending."""
+        """Decide what Kueue does with a workload: admit, preempt or pending."""
         if output not in ("json", "yaml", "table"):
             raise InputError(f"unknown output format {output!r} (json, yaml or table)")
         if "/" not in workload:
@@ -81,9 +85,11 @@ def register(app: typer.Typer) -> None:
             when = parse_time(now) if now else None
         except ValueError as exc:
             raise InputError(f"--now: {exc}") from None
+        sem = semantics_for(kueue_version)
         docs = load_documents(files)
-        docs.warn_unused(KINDS)
-        d = decide(load_inputs(docs), workload, when)
+        docs.warn_unused(KINDS if sem.hierarchical_cohorts
+                         else tuple(k for k in KINDS if k != "Cohort"))
+        d = decide(load_inputs(docs, version=sem.version), workload, when)
         out: dict[str, Any] = d.to_json()
         if explain:
             out["explain"] = {**d.explain, "trace": d.trace.lines,

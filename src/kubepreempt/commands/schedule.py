@@ -10,9 +10,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli import print_json
-from kubepreempt.decide import PREEMPT, SCHEDULED, Decision, load_cluster, schedule
+from kubepreempt.controllers.expand import WORKLOAD_KINDS
+from kubepreempt.decide import (
+    PREEMPT,
+    SCHEDULED,
+    Decision,
+    load_cluster,
+    resolve_pod,
+    schedule,
+)
+from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.preemption import TIE_BREAKS
+from kubepreempt.whatif.place import WhatIf, what_if
 
 FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
 
@@ -23,7 +34,11 @@ def register(app: typer.Typer) -> None:
     @app.command("schedule")
     def schedule_cmd(
         files: FilesArg,
-        pod: Annotated[str, typer.Option("--pod", help="The pending pod, NAMESPACE/NAME.")],
+        pod: Annotated[str | None, typer.Option(
+            "--pod", help="The pending pod, NAMESPACE/NAME.")] = None,
+        new: Annotated[list[str] | None, typer.Option(
+            "-f", "--filename", help="New Pods / Deployments / ReplicaSets / StatefulSets / "
+            "Jobs / CronJobs / DaemonSets to expand and place one by one (repeatable).")] = None,
         output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
         explain: Annotated[bool, typer.Option("--explain", help="Per-node reasons, scores "
                                               "and preemption candidates.")] = False,
@@ -32,11 +47,22 @@ def register(app: typer.Typer) -> None:
         sample: Annotated[bool, typer.Option(
             "--sample-candidates", help="Mimic upstream's candidate sampling (10% of nodes, "
             "at least 100, random start) instead of evaluating every node.")] = False,
-        seed: Annotated[int | None, typer.Option("--seed", help="Seed for sampling.")] = None,
+        seed: Annotated[int | None, typer.Option(
+            "--seed", help="Seed for sampling and for generated pod names.")] = None,
     ) -> None:
-        """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts."""
+        """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts.
+
+        With -f, the new workloads are expanded into the pods their controllers would
+        create and placed one at a time in queue order, each decision applied first.
+        """
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
+        if new:
+            run_what_if(files, new, pod, output, explain, not no_preemption, seed or 0)
+            return
+        if pod is None:
+            raise typer.BadParameter("give --pod NAMESPACE/NAME or -f NEW.yaml",
+                                     param_hint="--pod")
         cluster = load_cluster(files)
         decision = schedule(cluster, pod, preemption=not no_preemption, sample=sample,
                             seed=seed)
@@ -44,6 +70,58 @@ def register(app: typer.Typer) -> None:
             print_json(decision.to_json(explain=explain))
         else:
             render(decision, explain)
+
+
+def run_what_if(files: list[str], new: list[str], pod: str | None, output: str,
+                explain: bool, preemption: bool, seed: int) -> None:
+    """``schedule -f``: expand, place, print."""
+    cluster = load_cluster(files)
+    extra = [resolve_pod(cluster, pod)] if pod else []
+    docs = load_documents(new)
+    result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
+                     extra_pods=extra)
+    docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
+    if output == "json":
+        print_json(result.to_json(explain=explain))
+    else:
+        render_what_if(result, explain)
+
+
+def render_what_if(result: WhatIf, explain: bool) -> None:
+    """Readable output: one row per pod, then the summary."""
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    table = Table("pod", "workload", "priority", "result", "node", "victims / why pending",
+                  title="New pods, in the order the scheduler takes them")
+    for p in result.placements:
+        detail = ", ".join(v.key for v in p.victims) if p.victims else p.message
+        outcome = p.result
+        if p.result == PREEMPT:
+            outcome += ", then bound" if p.bound_node else ", then pending"
+        table.add_row(p.pod.key, p.workload, str(p.pod.priority), outcome,
+                      p.bound_node or p.node or "-", detail)
+    console.print(table)
+    s = result.summary()
+    console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
+                  f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
+                  f"{s['pending']} pending, {s['notCreated']} not "
+                  f"created; {s['victims']} victim(s), {s['pdbViolations']} PDB "
+                  "violation(s).", highlight=False)
+    if s["victims"]:
+        table = Table("victims by owner", "count")
+        for owner, n in s["victimsByOwner"].items():
+            table.add_row(owner, str(n))
+        console.print(table)
+        table = Table("victims by PriorityClass", "count")
+        for pc, n in s["victimsByPriorityClass"].items():
+            table.add_row(pc, str(n))
+        console.print(table)
+    if s["clearedNominations"]:
+        console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
+    if explain:
+        for p in result.placements:
+            if p.decision is not None:
+                console.rule(p.pod.key)
+                render(p.decision, True)
 
 
 def _iso(epoch: float) -> str:

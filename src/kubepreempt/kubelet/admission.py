@@ -24,9 +24,11 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import NO_EXECUTE, Node, Pod, tolerates_all
+from kubepreempt.api.ports import ports_conflict
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.api.resources import BEST_EFFORT, BURSTABLE, GUARANTEED
 from kubepreempt.kubelet.critical import is_critical_pod, is_static_pod, preemptable
+from kubepreempt.kubelet.requests import request_quantity
 
 ADMIT, EVICT, REJECT = "admit", "evict", "reject"
 OS_LABEL = "kubernetes.io/os"
@@ -34,7 +36,6 @@ DEFAULT_NODE_OS = "linux"  # the kubelet compares with runtime.GOOS
 _NATIVE = ("cpu", "memory", "ephemeral-storage", "pods")
 _OUT_OF = {"cpu": "OutOfcpu", "memory": "OutOfmemory",
            "ephemeral-storage": "OutOfephemeral-storage", "pods": "OutOfpods"}
-_ANY_IP = "0.0.0.0"
 
 # Predicate names and descriptions, as the scheduler plugins the kubelet reuses spell them.
 NODE_AFFINITY = ("NodeAffinity", "node(s) didn't match Pod's node affinity/selector")
@@ -118,10 +119,12 @@ def requirements_string(reqs: Iterable[Requirement]) -> str:
 
 
 def resource_request(pod: Pod, resource: str) -> int:
-    """``GetResourceRequest``: 1 for ``pods``, else the pod's request in canonical units."""
+    """``GetResourceRequest``: 1 for ``pods``, else ``GetResourceRequestQuantity`` in
+    canonical units (overhead only on a resource the pod requests: a pod whose only
+    request is its overhead frees nothing)."""
     if resource == "pods":
         return 1
-    return pod.requests.get(resource, 0)
+    return request_quantity(pod, resource)
 
 
 def subtract(reqs: Requirements, *pods: Pod) -> Requirements:
@@ -284,12 +287,8 @@ def _matches_node_affinity(pod: Pod, node: Node) -> bool:
 
 
 def _ports_conflict(pod: Pod, others: Sequence[Pod]) -> bool:
-    for other in others:
-        for ip, proto, port in other.host_ports:
-            for wip, wproto, wport in pod.host_ports:
-                if proto == wproto and port == wport and (ip == wip or _ANY_IP in (ip, wip)):
-                    return True
-    return False
+    # The scheduler's NodePorts rule on the same GetHostPorts sets (nodeports.Fits).
+    return any(ports_conflict(pod.host_ports, other.host_ports) for other in others)
 
 
 def os_rejection(pod: Pod, node: Node) -> Failure | None:

@@ -8,6 +8,9 @@ disk ranking ``orderedBy(exceedDiskRequests, priority, disk)``:
 2. lower priority first;
 3. larger usage above request first.
 
+The request is ``GetResourceRequestQuantity`` (:mod:`.requests`): overhead counts only on
+a resource the containers request, so an overhead-only pod exceeds its zero request.
+
 Upstream sorts with Go's unstable ``sort.Sort``; here the sort is stable on the node's pod
 order so equal pods keep input order. The eviction manager ranks every active pod but
 refuses to evict critical pods, so :attr:`EvictionRanking.next` skips them.
@@ -23,6 +26,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
 from kubepreempt.kubelet.critical import is_critical_pod
 from kubepreempt.kubelet.metrics import PodUsage
+from kubepreempt.kubelet.requests import request_quantity
 
 RESOURCES = ("memory", "ephemeral-storage")
 
@@ -108,8 +112,8 @@ def rank_for_eviction(pods: Iterable[Pod], resource: str,
         entry = usage.get(pod.key)
         amounts = entry.usage if isinstance(entry, PodUsage) else entry
         used = None if amounts is None else amounts.get(resource)
-        ranked.append(RankedPod(pod.key, pod.priority, pod.qos, pod.requests.get(resource, 0),
-                                used, is_critical_pod(pod)))
+        ranked.append(RankedPod(pod.key, pod.priority, pod.qos,
+                                request_quantity(pod, resource), used, is_critical_pod(pod)))
     ranked.sort(key=RankedPod.sort_key)
     return EvictionRanking(node, resource, ranked)
 

@@ -13,30 +13,42 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.priority import parse_priority_class
-from kubepreempt.kueue.conditions import victim_conditions
+from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
+from kubepreempt.kueue.fair import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
 from kubepreempt.kueue.objects import (
+    PC_SOURCE,
+    WPC_SOURCE,
     ClusterQueue,
+    Cohort,
     KueueConfig,
     LocalQueue,
     ResourceFlavor,
     Workload,
     WorkloadPriorityClass,
     parse_cluster_queue,
+    parse_cohort,
     parse_configuration,
     parse_local_queue,
     parse_resource_flavor,
     parse_workload,
     parse_workload_priority_class,
 )
+from kubepreempt.kueue.oracle import preemption_oracle
 from kubepreempt.kueue.preemption import Target, Trace, get_targets
-from kubepreempt.kueue.quota import CQState, Snapshot, Usage, WorkloadInfo, workload_info
+from kubepreempt.kueue.quota import (
+    CohortState,
+    CQState,
+    Snapshot,
+    Usage,
+    WorkloadInfo,
+    workload_info,
+)
+from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
 from kubepreempt.manifests import Documents
 
-KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass", "Workload",
-         "Configuration", "PriorityClass")
-WPC_SOURCE = "kueue.x-k8s.io/workloadpriorityclass"
-PC_SOURCE = "scheduling.k8s.io/priorityclass"
+KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
+         "Workload", "Configuration", "PriorityClass")
 
 
 @dataclass(slots=True)
@@ -49,17 +61,31 @@ class KueueInputs:
     priority_classes: dict[str, WorkloadPriorityClass] = field(default_factory=dict)
     workloads: dict[str, Workload] = field(default_factory=dict)
     config: KueueConfig = field(default_factory=KueueConfig)
+    cohorts: dict[str, Cohort] = field(default_factory=dict)
+
+    @property
+    def semantics(self) -> Semantics:
+        """The Kueue release the decisions follow."""
+        return self.config.semantics
 
 
-def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInputs:
-    """Parse every Kueue object in ``docs`` (one-line InputErrors on bad objects)."""
+def load_inputs(docs: Documents, config: KueueConfig | None = None,
+                version: str = CURRENT) -> KueueInputs:
+    """Parse every Kueue object in ``docs`` (one-line InputErrors on bad objects), read as
+    Kueue ``version`` (``current`` or ``v0.7``) reads them. An explicit ``config`` carries
+    its own semantics."""
+    sem = config.semantics if config is not None else semantics_for(version)
     out = KueueInputs()
     for obj in docs.of("ResourceFlavor"):
         rf = parse_resource_flavor(obj)
         out.flavors[rf.name] = rf
     for obj in docs.of("ClusterQueue"):
-        cq = parse_cluster_queue(obj)
+        cq = parse_cluster_queue(obj, sem)
         out.cluster_queues[cq.name] = cq
+    if sem.hierarchical_cohorts:
+        for obj in docs.of("Cohort"):
+            co = parse_cohort(obj, sem)
+            out.cohorts[co.name] = co
     for obj in docs.of("LocalQueue"):
         lq = parse_local_queue(obj)
         out.local_queues[(lq.namespace, lq.name)] = lq
@@ -76,7 +102,9 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInpu
     if config is not None:
         out.config = config
     elif configs:
-        out.config = parse_configuration(configs[0])
+        out.config = parse_configuration(configs[0], sem)
+    else:
+        out.config = KueueConfig(lending_limit=sem.lending_limit_default, semantics=sem)
 
     def resolve(name: str, source: str) -> int:
         if source in ("", WPC_SOURCE) and name in out.priority_classes:
@@ -86,7 +114,7 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None) -> KueueInpu
         raise ValueError(f"unknown priority class {name!r} (spec.priorityClassName)")
 
     for obj in docs.of("Workload"):
-        wl = parse_workload(obj, resolve)
+        wl = parse_workload(obj, resolve, sem)
         out.workloads[wl.key] = wl
     return out
 
@@ -106,6 +134,9 @@ class Decision:
     trace: Trace = field(default_factory=Trace)
     explain: dict[str, Any] = field(default_factory=dict)
     preemptor_uid: str = ""
+    preemptor_job_uid: str = ""
+    detailed_conditions: bool = False
+    paths: dict[str, str] = field(default_factory=dict)  # ClusterQueue -> /root/.../queue
     now: float = 0.0
     requests: Usage = field(default_factory=dict)  # flavor -> resource -> amount
 
@@ -128,9 +159,18 @@ class Decision:
 
     def victim_status(self) -> dict[str, dict[str, Any]]:
         """Each victim's ``status.conditions`` as Kueue v0.7 leaves them."""
-        return {t.info.key: {"conditions": victim_conditions(
-            t.info.obj, self.preemptor_uid, t.info.cluster_queue == self.cluster_queue,
-            self.now)} for t in sorted(self.targets, key=lambda t: t.info.key)}
+        out = {}
+        for t in sorted(self.targets, key=lambda t: t.info.key):
+            detailed = None
+            if self.detailed_conditions:
+                detailed = (t.reason, current_preemption_message(
+                    self.preemptor_uid, self.preemptor_job_uid, t.reason,
+                    self.paths.get(self.cluster_queue or "", ""),
+                    self.paths.get(t.info.cluster_queue, "")))
+            out[t.info.key] = {"conditions": victim_conditions(
+                t.info.obj, self.preemptor_uid, t.info.cluster_queue == self.cluster_queue,
+                self.now, detailed)}
+        return out
 
 
 def _quota_table(snap: Snapshot, names: list[str]) -> list[dict[str, Any]]:
@@ -147,11 +187,19 @@ def _quota_table(snap: Snapshot, names: list[str]) -> list[dict[str, Any]]:
 
 
 def _shares(snap: Snapshot, names: list[str]) -> dict[str, int]:
+    """Weighted shares as ``status.fairSharing.weightedShare`` shows them."""
+    if snap.config.semantics.fair_sharing_tree:
+        return {n: dominant_resource_share(snap.cqs[n]).rounded() for n in names}
     return {n: snap.cqs[n].dominant_resource_share()[0] for n in names}
 
 
 def _related(st: CQState) -> list[str]:
-    return sorted(m.name for m in st.cohort.members) if st.cohort else [st.name]
+    """The queues of the preemptor's cohort tree."""
+    root = st.root()
+    if root is st:
+        return [st.name]
+    assert isinstance(root, CohortState)
+    return sorted(m.name for m in root.subtree_cluster_queues())
 
 
 def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
@@ -160,7 +208,9 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     wl = inputs.workloads.get(key)
     if wl is None:
         raise InputError(f"workload {key} not found in the input", kind="Workload", name=key)
-    d = Decision(key, None, "pending", preemptor_uid=wl.uid, now=now)
+    d = Decision(key, None, "pending", preemptor_uid=wl.uid, now=now,
+                 preemptor_job_uid=wl.job_uid,
+                 detailed_conditions=inputs.semantics.detailed_preempted_condition)
     if wl.has_quota_reservation:
         d.cluster_queue = wl.admission_cq
         d.result = "admit"
@@ -177,15 +227,22 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         d.message = f"ClusterQueue {lq.cluster_queue} doesn't exist"
         return d
     others = [w for k, w in inputs.workloads.items() if k != key]
-    snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config)
+    snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config,
+                    inputs.cohorts)
     if lq.cluster_queue in snap.inactive:
         d.message = f"ClusterQueue {lq.cluster_queue} is inactive: " \
                     f"{snap.inactive[lq.cluster_queue]}"
         return d
+    invalid = [e for ps in wl.pod_sets for e in ps.resource_errors]
+    if invalid:  # the scheduler's validateResources, checked before flavors are assigned
+        d.message = "resource validation failed: " + "; ".join(invalid)
+        return d
     st = snap.cqs[lq.cluster_queue]
     info = workload_info(wl, lq.cluster_queue)
+    oracle = preemption_oracle(info, snap, now) \
+        if inputs.semantics.flavor_preemption_oracle else None
     assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,
-                                inputs.config.fair_sharing).assign()
+                                inputs.config.fair_sharing, inputs.semantics, oracle).assign()
     d.flavors = assignment.flavors()
     d.requests = assignment.total_requests_for(info)
     d.borrowing = assignment.borrowing
@@ -205,8 +262,15 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         d.message += "; no preemption targets found" if d.message else "no targets found"
         return d
     d.result = "preempt"
+    for name in {st.name, *(t.info.cluster_queue for t in d.targets)}:
+        d.paths[name] = queue_path(snap.cqs[name])
     _explain_after(d, snap, info, assignment, related)
     return d
+
+
+def queue_path(st: CQState) -> str:
+    """``buildCQPath``: ``/root/.../cohort/queue``."""
+    return "/" + "/".join([n.name for n in reversed(st.path_to_root())] + [st.name])
 
 
 def _explain_after(d: Decision, snap: Snapshot, info: WorkloadInfo, assignment: Assignment,

@@ -1,10 +1,14 @@
-"""The status conditions Kueue v0.7.0 sets on a preempted workload.
+"""The status conditions Kueue sets on a preempted workload.
 
 ``IssuePreemptions`` sets ``Evicted`` (reason ``Preempted``, with observedGeneration) and
-``Preempted`` (reason ``InClusterQueue`` or ``InCohort``), both with the message
-``Preempted to accommodate a workload (UID: <uid>) in the ClusterQueue|cohort``.
-Conditions are merged as ``apimeta.SetStatusCondition`` does: an existing condition of
-the same type keeps its lastTransitionTime unless its status changes.
+``Preempted``. Kueue v0.7.0: Preempted reason ``InClusterQueue`` or ``InCohort``, message
+``Preempted to accommodate a workload (UID: <uid>) in the ClusterQueue|cohort``. Current
+Kueue (``preemptionMessage``): the detailed reason (``InClusterQueue``,
+``InCohortReclamation``, ``InCohortReclaimWhileBorrowing``, ``InCohortFairSharing``) and
+``Preempted to accommodate a workload (UID: <uid>, JobUID: <job uid>) due to <reason in
+words>; preemptor path: /<root>/.../<queue>; preemptee path: ...``. Conditions are merged
+as ``apimeta.SetStatusCondition`` does: an existing condition of the same type keeps its
+lastTransitionTime unless its status changes.
 """
 
 from __future__ import annotations
@@ -27,6 +31,24 @@ def preemption_message(preemptor_uid: str, same_queue: bool) -> str:
     return f"Preempted to accommodate a workload (UID: {preemptor_uid}) in the {origin}"
 
 
+# HumanReadablePreemptionReasons (current Kueue).
+HUMAN_REASONS = {
+    "InClusterQueue": "prioritization in the ClusterQueue",
+    "InCohortReclamation": "reclamation within the cohort",
+    "InCohortFairSharing": "Fair Sharing within the cohort",
+    "InCohortReclaimWhileBorrowing": "reclamation within the cohort while borrowing",
+}
+
+
+def current_preemption_message(preemptor_uid: str, job_uid: str, reason: str,
+                               preemptor_path: str, preemptee_path: str) -> str:
+    """Current ``preemptionMessage`` (empty parts read ``UNKNOWN``)."""
+    return (f"Preempted to accommodate a workload (UID: {preemptor_uid or 'UNKNOWN'}, "
+            f"JobUID: {job_uid or 'UNKNOWN'}) due to {HUMAN_REASONS.get(reason, 'UNKNOWN')}; "
+            f"preemptor path: {preemptor_path or 'UNKNOWN'}; "
+            f"preemptee path: {preemptee_path or 'UNKNOWN'}")
+
+
 def set_condition(conditions: list[dict[str, Any]], new: dict[str, Any]) -> None:
     """``apimeta.SetStatusCondition``."""
     for cur in conditions:
@@ -45,11 +67,16 @@ def set_condition(conditions: list[dict[str, Any]], new: dict[str, Any]) -> None
 
 
 def victim_conditions(victim: Workload, preemptor_uid: str, same_queue: bool,
-                      now: float) -> list[dict[str, Any]]:
-    """The victim's ``status.conditions`` after Kueue marks it preempted."""
+                      now: float, detailed: tuple[str, str] | None = None
+                      ) -> list[dict[str, Any]]:
+    """The victim's ``status.conditions`` after Kueue marks it preempted; ``detailed`` is
+    current Kueue's (reason, message), else v0.7's are used."""
     conds: list[dict[str, Any]] = [dict(c) for c in victim.raw_conditions
                                    if isinstance(c, Mapping)]
-    message = preemption_message(preemptor_uid, same_queue)
+    message = preemption_message(preemptor_uid, same_queue) if detailed is None \
+        else detailed[1]
+    reason = ("InClusterQueue" if same_queue else "InCohort") if detailed is None \
+        else detailed[0]
     when = rfc3339(now)
     evicted: dict[str, Any] = {"type": "Evicted", "status": "True", "lastTransitionTime": when,
                                "reason": "Preempted", "message": message,
@@ -58,6 +85,5 @@ def victim_conditions(victim: Workload, preemptor_uid: str, same_queue: bool,
         evicted.pop("observedGeneration")  # omitempty: Go's zero value is not printed
     set_condition(conds, evicted)
     set_condition(conds, {"type": "Preempted", "status": "True", "lastTransitionTime": when,
-                          "reason": "InClusterQueue" if same_queue else "InCohort",
-                          "message": message})
+                          "reason": reason, "message": message})
     return [dict(sorted(c.items())) for c in conds]  # kubectl prints keys sorted

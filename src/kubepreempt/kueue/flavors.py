@@ -9,22 +9,39 @@ decides whether to stop at a flavor or try the next one.
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 
 from kubepreempt.api.objects import Taint
 from kubepreempt.api.quantity import format_amount
-from kubepreempt.api.selectors import NodeSelectorTerm
+from kubepreempt.api.selectors import NodeSelectorTerm, Requirement
 from kubepreempt.kueue.objects import (
     BORROW,
     NEVER,
     PREEMPT,
+    TRY_NEXT_FLAVOR,
+    FlavorQuotas,
     PodSet,
     ResourceFlavor,
     ResourceGroup,
     ResourceQuota,
 )
-from kubepreempt.kueue.quota import CQState, PodSetResources, Usage, WorkloadInfo
+from kubepreempt.kueue.quota import (
+    FR,
+    CQState,
+    PodSetResources,
+    Usage,
+    WorkloadInfo,
+    lowest_subtree_that_fits,
+)
+from kubepreempt.kueue.semantics import SEMANTICS, V0_7, Semantics
+
+# The preemption oracle: (flavor-resource, quantity) -> granular mode after simulating
+# preemption (NoCandidates, Preempt or Reclaim) and the borrowing level it leaves.
+Oracle = Callable[[FR, int], "Granular"]
 
 
 class Mode(IntEnum):
@@ -38,13 +55,39 @@ class Mode(IntEnum):
         return {0: "NoFit", 1: "Preempt", 2: "Fit"}[self.value]
 
 
+# Current Kueue's finer modes inside flavor assignment (``preemptionMode``), best last.
+G_NO_FIT, G_NO_CANDIDATES, G_PREEMPT, G_RECLAIM, G_FIT = range(5)
+Granular = tuple[int, int]  # (preemption mode, borrowing level: 0 = within own quota)
+
+
+def _public(mode: int) -> Mode:
+    return Mode.FIT if mode == G_FIT else Mode.NO_FIT if mode == G_NO_FIT else Mode.PREEMPT
+
+
+def is_preferred(a: Granular, b: Granular) -> bool:
+    """``isPreferred`` (BorrowingOverPreemption, the default): a usable mode beats NoFit,
+    a mode with preemption targets beats one without, then the better preemption mode,
+    then the more local borrowing level."""
+    if a[0] == G_NO_FIT:
+        return False
+    if b[0] == G_NO_FIT:
+        return True
+    if (a[0] == G_NO_CANDIDATES) != (b[0] == G_NO_CANDIDATES):
+        return a[0] != G_NO_CANDIDATES
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1]
+
+
 @dataclass(slots=True)
 class FlavorAssignment:
-    """The flavor chosen for one resource of a pod set, with its mode."""
+    """The flavor chosen for one resource of a pod set, with its mode. ``borrow`` is the
+    borrowing level (v0.7: 1 when borrowing; current: the height of the lowest cohort
+    subtree whose quota holds the request)."""
 
     name: str
     mode: Mode
-    borrow: bool = False
+    borrow: int = 0
 
 
 @dataclass(slots=True)
@@ -57,6 +100,7 @@ class PodSetAssignment:
     requests: dict[str, int] = field(default_factory=dict)
     count: int = 0
     fits: bool = True  # False when any reason was recorded (upstream: Status != nil)
+    error: str | None = None  # Status.err: the pod set's node affinity does not parse
 
     @property
     def mode(self) -> Mode:
@@ -83,9 +127,14 @@ class Assignment:
         return min(ps.mode for ps in self.pod_sets)
 
     def message(self) -> str:
-        """Why the workload does not fit, as Kueue words it."""
-        parts = [f"couldn't assign flavors to pod set {ps.name}: {', '.join(sorted(ps.reasons))}"
-                 for ps in self.pod_sets if not ps.fits]
+        """Why the workload does not fit, as Kueue words it (an error replaces all else)."""
+        parts = []
+        for ps in self.pod_sets:
+            if ps.error is not None:
+                return f"failed to assign flavors to pod set {ps.name}: {ps.error}"
+            if not ps.fits:
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: "
+                             f"{', '.join(sorted(ps.reasons))}")
         return "; ".join(parts)
 
     def flavors(self) -> dict[str, dict[str, str]]:
@@ -125,21 +174,72 @@ def _label_keys(rg: ResourceGroup, flavors: dict[str, ResourceFlavor]) -> set[st
     return keys
 
 
-def _selector_matches(ps: PodSet, keys: set[str], labels: dict[str, str]) -> bool:
-    """``flavorSelector``: node selector and required affinity cut down to ``keys``."""
+# apimachinery's IsValidLabelValue messages (MaxLenError, RegexError).
+_LABEL_VALUE_TOO_LONG = "must be no more than 63 characters"
+_LABEL_VALUE_FORMAT = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+_LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def _requirement_errors(path: str, req: Requirement) -> list[str]:
+    """``labels.NewRequirement``'s field errors for In/NotIn values that are not label
+    values (the apiserver does not validate them in a Workload's pod template)."""
+    if req.operator not in ("In", "NotIn"):
+        return []
+    errs: list[str] = []
+    for k, v in enumerate(req.values):
+        why = []
+        if len(v) > 63:
+            why.append(_LABEL_VALUE_TOO_LONG)
+        if _LABEL_VALUE_RE.fullmatch(v) is None:
+            why.append(_LABEL_VALUE_FORMAT)
+        if why:
+            errs.append(f"{path}.values[{k}][{req.key}]: Invalid value: {json.dumps(v)}: "
+                        + "; ".join(why))
+    return errs
+
+
+def _aggregate(errs: list[str]) -> str:
+    """``errors.Flatten(NewAggregate(errs)).Error()``: repeats dropped, ``[a, b]`` for
+    more than one."""
+    unique = list(dict.fromkeys(errs))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+def _selector_matches(ps: PodSet, keys: set[str],
+                      labels: dict[str, str]) -> tuple[bool, str | None]:
+    """``flavorSelector(...).Match``: node selector and required affinity cut down to
+    ``keys``. Terms are parsed lazily (``LazyErrorNodeSelector``): a term that does not
+    parse is skipped, and when no term matches, its parse errors are the result."""
     for k, v in ps.node_selector.items():
         if k in keys and labels.get(k) != v:
-            return False
+            return False, None
     if ps.node_terms is None:
-        return True
+        return True, None
     terms = []
     for t in ps.node_terms:
         exprs = tuple(e for e in t.match_expressions if e.key in keys)
         if not exprs:
             # An emptied term matches every flavor; terms are ORed, so drop affinity.
-            return True
+            return True, None
         terms.append(NodeSelectorTerm(exprs))
-    return any(t.matches(labels, "") for t in terms)
+    errs: list[str] = []
+    for i, t in enumerate(terms):
+        term_errs = [err for j, e in enumerate(t.match_expressions) for err in
+                     _requirement_errors(f"nodeSelectorTerms[{i}].matchExpressions[{j}]", e)]
+        if term_errs:
+            errs.extend(term_errs)
+            continue
+        if t.matches(labels, ""):
+            return True, None
+    return False, (_aggregate(errs) if errs else None)
+
+
+class _AffinityParseError(Exception):
+    """``Status.err`` of findFlavorForPodSetResource: the selector's lazy parse error."""
 
 
 def _taint_text(t: Taint) -> str:
@@ -150,12 +250,16 @@ class FlavorAssigner:
     """Assigns flavors to a pending workload in one ClusterQueue."""
 
     def __init__(self, info: WorkloadInfo, pod_sets: tuple[PodSet, ...], cq: CQState,
-                 flavors: dict[str, ResourceFlavor], fair_sharing: bool) -> None:
+                 flavors: dict[str, ResourceFlavor], fair_sharing: bool,
+                 semantics: Semantics = SEMANTICS[V0_7],
+                 oracle: Oracle | None = None) -> None:
         self.info = info
         self.pod_sets = pod_sets
         self.cq = cq
         self.flavors = flavors
         self.fair_sharing = fair_sharing
+        self.semantics = semantics
+        self.oracle = oracle
 
     def assign(self) -> Assignment:
         """Assign flavors to every pod set (stops at the first pod set that cannot)."""
@@ -170,7 +274,11 @@ class FlavorAssigner:
             for res in sorted(ps_res.requests):
                 if psa.flavors is not None and res in psa.flavors:
                     continue  # assigned together with its resource group
-                flavors, reasons, fits = self._find(i, ps_res, res, usage)
+                try:
+                    flavors, reasons, fits = self._find(i, ps_res, res, usage)
+                except _AffinityParseError as exc:
+                    psa.flavors, psa.fits, psa.error = None, False, str(exc)
+                    break
                 if not flavors:
                     psa.flavors = None
                     psa.reasons.extend(reasons)
@@ -183,10 +291,10 @@ class FlavorAssigner:
                     psa.reasons.extend(reasons)
             out.pod_sets.append(psa)
             for res, fa in (psa.flavors or {}).items():
-                out.borrowing = out.borrowing or fa.borrow
+                out.borrowing = out.borrowing or fa.borrow > 0
                 usage.setdefault(fa.name, {})
                 usage[fa.name][res] = usage[fa.name].get(res, 0) + ps_res.requests[res]
-            if ps_res.requests and not psa.flavors:
+            if psa.error is not None or (ps_res.requests and not psa.flavors):
                 break
         return out
 
@@ -203,6 +311,8 @@ class FlavorAssigner:
         keys = _label_keys(rg, self.flavors)
         best: dict[str, FlavorAssignment] = {}
         best_mode = Mode.NO_FIT
+        best_g: Granular = (G_NO_FIT, 1 << 62)
+        assignments: dict[str, FlavorAssignment]
         for fq in rg.flavors:
             flavor = self.flavors.get(fq.name)
             if flavor is None:
@@ -212,11 +322,23 @@ class FlavorAssigner:
             if taint is not None:
                 reasons.append(f"untolerated taint {_taint_text(taint)} in flavor {fq.name}")
                 continue
-            if not _selector_matches(ps, keys, flavor.node_labels):
+            own = set(flavor.node_labels) if self.semantics.flavor_own_label_keys else keys
+            match, err = _selector_matches(ps, own, flavor.node_labels)
+            if err is not None:
+                raise _AffinityParseError(err)  # the pod set fails; no other flavor is tried
+            if not match:
                 reasons.append(f"flavor {fq.name} doesn't match node affinity")
                 continue
+            if self.semantics.available_quota:
+                done, rep, assignments = self._try_flavor(fq, requests, usage, reasons)
+                if done:
+                    best, best_g = assignments, rep
+                    break
+                if is_preferred(rep, best_g):
+                    best, best_g = assignments, rep
+                continue
             needs_borrowing = False
-            assignments: dict[str, FlavorAssignment] = {}
+            assignments = {}
             mode = Mode.FIT
             for r in sorted(requests):
                 val = requests[r] + usage.get(fq.name, {}).get(r, 0)
@@ -226,16 +348,71 @@ class FlavorAssigner:
                 needs_borrowing = needs_borrowing or borrow
                 if mode == Mode.NO_FIT:
                     break
-                assignments[r] = FlavorAssignment(fq.name, m, borrow)
+                assignments[r] = FlavorAssignment(fq.name, m, int(borrow))
             # FlavorFungibility (beta, on by default in v0.7).
             if not self._try_next(mode, needs_borrowing):
                 best, best_mode = assignments, mode
                 break
             if mode > best_mode:
                 best, best_mode = assignments, mode
+        if self.semantics.available_quota:
+            best_mode = _public(best_g[0])
         if best_mode == Mode.FIT:
             return best, [], True
         return best, reasons, False
+
+    def _try_flavor(self, fq: FlavorQuotas, requests: dict[str, int], usage: Usage,
+                    reasons: list[str]) -> tuple[bool, Granular, dict[str, FlavorAssignment]]:
+        """Current Kueue: the flavor's representative (worst) mode over the group's
+        resources, and whether the search stops here (``shouldTryNextFlavor``)."""
+        rep: Granular = (G_FIT, 0)
+        assignments: dict[str, FlavorAssignment] = {}
+        for r in sorted(requests):
+            assumed = usage.get(fq.name, {}).get(r, 0)
+            g, why = self._fits_quota_available(fq.name, r, assumed, requests[r],
+                                                fq.resources[r])
+            reasons.extend(why)
+            if is_preferred(rep, g):
+                rep = g
+            if rep[0] == G_NO_FIT:
+                break
+            assignments[r] = FlavorAssignment(fq.name, _public(g[0]), g[1])
+        cq = self.cq.spec
+        try_next = (rep[0] in (G_NO_FIT, G_NO_CANDIDATES)
+                    or (rep[0] in (G_PREEMPT, G_RECLAIM) and cq.when_can_preempt == TRY_NEXT_FLAVOR)
+                    or (rep[1] > 0 and cq.when_can_borrow == TRY_NEXT_FLAVOR))
+        return not try_next, rep, assignments
+
+    def _fits_quota_available(self, flavor: str, res: str, assumed: int, request: int,
+                              q: ResourceQuota) -> tuple[Granular, list[str]]:
+        """Current ``fitsResourceQuota``: NoFit above the potential capacity, Fit within
+        the available quota, else a preemption mode (asking the oracle when given)."""
+        st = self.cq
+        fr = (flavor, res)
+        val = assumed + request
+        max_capacity = st.potential_available(fr)
+        if val > max_capacity:
+            return (G_NO_FIT, 0), [
+                f"insufficient quota for {res} in flavor {flavor}, previously considered "
+                f"podsets requests ({format_amount(res, assumed)}) + current podset request "
+                f"({format_amount(res, request)}) > maximum capacity "
+                f"({format_amount(res, max_capacity)})"]
+        available = max(0, st.available(fr))
+        level, may_reclaim = lowest_subtree_that_fits(st, fr, val)
+        if val <= available:
+            return (G_FIT, level), []
+        why = [f"insufficient unused quota for {res} in flavor {flavor}, "
+               f"{format_amount(res, val - available)} more needed"]
+        if (q.nominal >= val or may_reclaim or self.can_preempt_within_cluster_queue()
+                or self.can_preempt_while_borrowing()):
+            if self.oracle is None:
+                return (G_PREEMPT, level), why
+            return self.oracle(fr, val), why
+        return (G_NO_FIT, level), why
+
+    def can_preempt_within_cluster_queue(self) -> bool:
+        """withinClusterQueue is not Never."""
+        return self.cq.spec.preemption.within_cluster_queue != NEVER
 
     def _try_next(self, mode: Mode, needs_borrowing: bool) -> bool:
         """``shouldTryNextFlavor``."""
@@ -263,11 +440,10 @@ class FlavorAssigner:
         cohort_available = q.nominal if st.cohort is None else st.requestable_cohort_quota(
             flavor, res)
         if self.can_preempt_while_borrowing() and (
-                (q.borrowing_limit is None or val <= q.nominal + q.borrowing_limit)
-                and val <= cohort_available):
+                q.within_borrowing_limit(val) and val <= cohort_available):
             mode = Mode.PREEMPT
             borrow = val > q.nominal
-        if q.borrowing_limit is not None and used + val > q.nominal + q.borrowing_limit:
+        if not q.within_borrowing_limit(used + val):
             return mode, borrow, [f"borrowing limit for {res} in flavor {flavor} exceeded"]
         cohort_used = used if st.cohort is None else st.used_cohort_quota(flavor, res)
         lack = cohort_used + val - cohort_available

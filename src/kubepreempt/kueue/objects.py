@@ -1,7 +1,11 @@
-"""Kueue objects (``kueue.x-k8s.io/v1beta1``) parsed from what ``kubectl get -o yaml`` prints.
+"""Kueue objects parsed from what ``kubectl get -o yaml`` prints.
 
 Each ``parse_*`` function takes one :class:`RawObject` and returns a typed, validated
-object, or raises :class:`InputError` naming the file, kind and object.
+object, or raises :class:`InputError` naming the file, kind and object. ``kueue.x-k8s.io``
+objects in ``v1beta1`` and ``v1beta2`` (and ``v1alpha1`` Cohorts) are read and converted
+as Kueue's conversion functions do: ClusterQueue ``cohort`` -> ``cohortName``, Cohort
+``parent`` -> ``parentName``, Workload ``priorityClassName`` + ``priorityClassSource`` ->
+``priorityClassRef``. Which versions are served depends on ``--kueue-version``.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ from typing import Any, TypeVar
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import Taint, Toleration, parse_time, resource_list
-from kubepreempt.api.quantity import QuantityError, canonical
+from kubepreempt.api.quantity import QuantityError, canonical, format_amount
 from kubepreempt.api.resources import Container, pod_requests
 from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.kueue.semantics import SEMANTICS, V0_7, Semantics
 from kubepreempt.manifests import RawObject
 
 # Preemption policies (ClusterQueuePreemption).
@@ -29,6 +34,7 @@ _BORROW_WITHIN = {NEVER, LOWER_PRIORITY}
 BORROW = "Borrow"
 PREEMPT = "Preempt"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
+MAY_STOP_SEARCH = "MayStopSearch"  # v1beta2's name for Borrow / Preempt
 # Fair sharing preemption strategies (config.kueue.x-k8s.io/v1beta1).
 LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = "LessThanOrEqualToFinalShare"
 LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
@@ -92,6 +98,22 @@ def _guard(obj: RawObject, kind: str, build: Callable[[], T]) -> T:
         raise InputError(str(exc), obj.source, kind, name) from None
 
 
+GROUP = "kueue.x-k8s.io"
+
+
+def api_version(obj: RawObject, semantics: Semantics) -> str:
+    """The object's ``kueue.x-k8s.io`` version, checked against what the release serves
+    (a missing apiVersion reads as the oldest served one)."""
+    raw = str(obj.body.get("apiVersion") or "")
+    if not raw:
+        return semantics.api_versions[0]
+    group, _, version = raw.rpartition("/")
+    if group != GROUP or version not in semantics.api_versions:
+        raise ValueError(f"apiVersion {raw} is not served by Kueue {semantics.version} "
+                         f"(served: {', '.join(GROUP + '/' + v for v in semantics.api_versions)})")
+    return version
+
+
 @dataclass(frozen=True, slots=True)
 class ResourceFlavor:
     """A ResourceFlavor: the node labels and taints that identify a kind of node."""
@@ -128,6 +150,11 @@ class ResourceQuota:
     nominal: int
     borrowing_limit: int | None = None
     lending_limit: int | None = None
+
+    def within_borrowing_limit(self, total: int) -> bool:
+        """``total`` usage stays within nominal + borrowingLimit (no limit: always). The one
+        borrowing-limit check, shared by flavor assignment and preemption."""
+        return self.borrowing_limit is None or total <= self.nominal + self.borrowing_limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,10 +267,58 @@ def _resource_groups(raw: Any) -> tuple[ResourceGroup, ...]:
     return tuple(groups)
 
 
-def parse_cluster_queue(obj: RawObject) -> ClusterQueue:
-    """Parse a ClusterQueue."""
+def _fair_weight(fs: Mapping[str, Any], where: str) -> int:
+    """``fairSharing.weight`` in milli-units (default 1)."""
+    if fs.get("weight") is None:
+        return 1000
+    try:
+        weight = canonical("cpu", fs["weight"])  # MilliValue, as upstream
+    except QuantityError as exc:
+        raise ValueError(f"{where}.weight: {exc}") from None
+    if weight < 0:
+        raise ValueError(f"{where}.weight must not be negative")
+    return weight
+
+
+def _limits_need_parent(groups: tuple[ResourceGroup, ...], parent_word: str) -> None:
+    """The webhook's ``validateLimit``: borrowing/lending limits need a parent (cohort)."""
+    for i, rg in enumerate(groups):
+        for j, fq in enumerate(rg.flavors):
+            for k, (res, q) in enumerate(fq.resources.items()):
+                for field_name, v in (("borrowingLimit", q.borrowing_limit),
+                                      ("lendingLimit", q.lending_limit)):
+                    if v is not None:
+                        raise ValueError(
+                            f"spec.resourceGroups[{i}].flavors[{j}].resources[{k}]."
+                            f"{field_name}: Invalid value: \"{format_amount(res, v)}\": must "
+                            f"be nil when {parent_word} is empty")
+
+
+def _fungibility(raw: Any, stop: str, default: str, version: str, what: str) -> str:
+    """A flavorFungibility policy; v1beta2 spells Borrow/Preempt ``MayStopSearch``."""
+    if version == "v1beta2":
+        got = _choice(raw, {MAY_STOP_SEARCH, TRY_NEXT_FLAVOR}, "", what)
+        return default if not got else stop if got == MAY_STOP_SEARCH else got
+    return _choice(raw, {stop, TRY_NEXT_FLAVOR}, default, what)
+
+
+def _lending_within_nominal(groups: tuple[ResourceGroup, ...]) -> None:
+    """The ClusterQueue webhook's ``validateLendingLimit``."""
+    for i, rg in enumerate(groups):
+        for j, fq in enumerate(rg.flavors):
+            for k, (res, q) in enumerate(fq.resources.items()):
+                if q.lending_limit is not None and q.lending_limit > q.nominal:
+                    raise ValueError(
+                        f"spec.resourceGroups[{i}].flavors[{j}].resources[{k}].lendingLimit: "
+                        f"Invalid value: \"{format_amount(res, q.lending_limit)}\": must be "
+                        "less than or equal to the nominalQuota")
+
+
+def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) -> ClusterQueue:
+    """Parse a ClusterQueue (``spec.cohort`` in v1beta1, ``spec.cohortName`` in v1beta2)."""
 
     def build() -> ClusterQueue:
+        version = api_version(obj, semantics)
         spec = _map(obj.body.get("spec"), "spec")
         pre = _map(spec.get("preemption"), "spec.preemption")
         bwc = _map(pre.get("borrowWithinCohort"), "spec.preemption.borrowWithinCohort")
@@ -256,25 +331,24 @@ def parse_cluster_queue(obj: RawObject) -> ClusterQueue:
         if preemption.borrow_within_cohort != NEVER and preemption.reclaim_within_cohort == NEVER:
             raise ValueError("borrowWithinCohort requires reclaimWithinCohort other than Never")
         fung = _map(spec.get("flavorFungibility"), "spec.flavorFungibility")
-        fs = _map(spec.get("fairSharing"), "spec.fairSharing")
-        weight = 1000
-        if fs.get("weight") is not None:
-            try:
-                weight = canonical("cpu", fs["weight"])  # MilliValue, as upstream
-            except QuantityError as exc:
-                raise ValueError(f"spec.fairSharing.weight: {exc}") from None
-            if weight < 0:
-                raise ValueError("spec.fairSharing.weight must not be negative")
+        weight = _fair_weight(_map(spec.get("fairSharing"), "spec.fairSharing"),
+                              "spec.fairSharing")
         stop = spec.get("stopPolicy") or "None"
+        cohort = str(spec.get("cohortName" if version == "v1beta2" else "cohort") or "")
+        groups = _resource_groups(spec.get("resourceGroups"))
+        if semantics.validate_limits:
+            if not cohort:
+                _limits_need_parent(groups, "cohort")
+            _lending_within_nominal(groups)
         return ClusterQueue(
             name=obj.name,
-            cohort=str(spec.get("cohort") or ""),
-            resource_groups=_resource_groups(spec.get("resourceGroups")),
+            cohort=cohort,
+            resource_groups=groups,
             preemption=preemption,
-            when_can_borrow=_choice(fung.get("whenCanBorrow"), {BORROW, TRY_NEXT_FLAVOR},
-                                    BORROW, "whenCanBorrow"),
-            when_can_preempt=_choice(fung.get("whenCanPreempt"), {PREEMPT, TRY_NEXT_FLAVOR},
-                                     TRY_NEXT_FLAVOR, "whenCanPreempt"),
+            when_can_borrow=_fungibility(fung.get("whenCanBorrow"), BORROW, BORROW, version,
+                                         "whenCanBorrow"),
+            when_can_preempt=_fungibility(fung.get("whenCanPreempt"), PREEMPT,
+                                          TRY_NEXT_FLAVOR, version, "whenCanPreempt"),
             queueing_strategy=_choice(spec.get("queueingStrategy"),
                                       {"BestEffortFIFO", "StrictFIFO"}, "BestEffortFIFO",
                                       "queueingStrategy"),
@@ -284,6 +358,35 @@ def parse_cluster_queue(obj: RawObject) -> ClusterQueue:
         )
 
     return _guard(obj, "ClusterQueue", build)
+
+
+@dataclass(frozen=True, slots=True)
+class Cohort:
+    """A Cohort object: its parent, its own quota and its fair-sharing weight."""
+
+    name: str
+    parent: str = ""
+    resource_groups: tuple[ResourceGroup, ...] = ()
+    fair_weight_milli: int = 1000
+    source: Source = field(default_factory=Source)
+
+
+def parse_cohort(obj: RawObject, semantics: Semantics) -> Cohort:
+    """Parse a Cohort (``spec.parent`` in v1alpha1/v1beta1, ``spec.parentName`` in
+    v1beta2). Limits on a root Cohort are refused, as Kueue's webhook refuses them."""
+
+    def build() -> Cohort:
+        version = api_version(obj, semantics)
+        spec = _map(obj.body.get("spec"), "spec")
+        parent = str(spec.get("parentName" if version == "v1beta2" else "parent") or "")
+        groups = _resource_groups(spec.get("resourceGroups"))
+        if not parent:
+            _limits_need_parent(groups, "parent")
+        weight = _fair_weight(_map(spec.get("fairSharing"), "spec.fairSharing"),
+                              "spec.fairSharing")
+        return Cohort(obj.name, parent, groups, weight, obj.source)
+
+    return _guard(obj, "Cohort", build)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,9 +432,10 @@ class KueueConfig:
     fair_sharing: bool = False
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     lending_limit: bool = False  # the LendingLimit feature gate (alpha, off, in v0.7)
+    semantics: Semantics = SEMANTICS[V0_7]
 
 
-def parse_configuration(obj: RawObject) -> KueueConfig:
+def parse_configuration(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) -> KueueConfig:
     """Parse a Configuration document (fairSharing and featureGates.LendingLimit)."""
 
     def build() -> KueueConfig:
@@ -347,7 +451,8 @@ def parse_configuration(obj: RawObject) -> KueueConfig:
                              "[LessThanInitialShare] or both in that order")
         gates = _map(obj.body.get("featureGates"), "featureGates")
         return KueueConfig(bool(fs.get("enable")), strategies or DEFAULT_STRATEGIES,
-                           bool(gates.get("LendingLimit", False)))
+                           bool(gates.get("LendingLimit", semantics.lending_limit_default)),
+                           semantics)
 
     if not obj.name:  # a Configuration has no metadata.name; don't require one
         obj = RawObject(obj.kind, {**obj.body, "metadata": {"name": "config"}}, obj.source)
@@ -364,6 +469,8 @@ class PodSet:
     node_selector: dict[str, str] = field(default_factory=dict)
     node_terms: tuple[NodeSelectorTerm, ...] | None = None  # required node affinity terms
     tolerations: tuple[Toleration, ...] = ()
+    # validateResources: containers whose request exceeds their limit keep it pending.
+    resource_errors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,6 +513,7 @@ class Workload:
     generation: int | None = None
     source: Source = field(default_factory=Source)
     raw_conditions: tuple[Mapping[str, Any], ...] = ()
+    job_uid: str = ""  # label kueue.x-k8s.io/job-uid (current Preempted messages)
 
     @property
     def key(self) -> str:
@@ -437,18 +545,36 @@ class Workload:
         return c is None or c.status == "True"
 
 
-def _containers(raw: Any, what: str, init: bool) -> list[Container]:
+def _containers(raw: Any, what: str, init: bool) -> tuple[list[Container], list[list[str]]]:
+    """Containers (missing requests taken from limits, as Kueue does) and, per container,
+    the resources whose request exceeds the limit as written."""
     out = []
+    greater = []
     for i, c in enumerate(_list(raw, what)):
         c = _map(c, f"{what}[{i}]")
         res = _map(c.get("resources"), f"{what}[{i}].resources")
         requests = resource_list(res.get("requests"), f"{what}[{i}].resources.requests")
         limits = resource_list(res.get("limits"), f"{what}[{i}].resources.limits")
+        # GetGreaterKeys ranges over a Go map; sorted keeps the message reproducible.
+        greater.append(sorted(k for k, v in requests.items() if k in limits and v > limits[k]))
         for key, amount in limits.items():  # Kueue uses limits as missing requests
             requests.setdefault(key, amount)
         out.append(Container(str(c.get("name") or i), requests, limits,
                              restartable=init and c.get("restartPolicy") == "Always"))
-    return out
+    return out, greater
+
+
+def _resource_errors(pod_set: str, inits: list[list[str]], mains: list[list[str]]) -> tuple[
+        str, ...]:
+    """The scheduler's ``validateResources`` reasons for one pod set (init containers
+    first), e.g. ``podSets.main.containers[0][cpu] requests exceed it's limits``."""
+    out = []
+    for kind, per_container in (("initContainers", inits), ("containers", mains)):
+        for i, keys in enumerate(per_container):
+            if keys:
+                out.append(f"podSets.{pod_set}.{kind}[{i}][{', '.join(keys)}] requests "
+                           "exceed it's limits")
+    return tuple(out)
 
 
 def _pod_set(raw: Any, i: int) -> PodSet:
@@ -460,9 +586,10 @@ def _pod_set(raw: Any, i: int) -> PodSet:
         raise ValueError(f"{where}.count must not be negative")
     tmpl = _map(raw.get("template"), f"{where}.template")
     spec = _map(tmpl.get("spec"), f"{where}.template.spec")
-    containers = _containers(spec.get("containers"), f"{where}.template.spec.containers", False)
-    inits = _containers(spec.get("initContainers"), f"{where}.template.spec.initContainers",
-                        True)
+    containers, main_greater = _containers(spec.get("containers"),
+                                           f"{where}.template.spec.containers", False)
+    inits, init_greater = _containers(spec.get("initContainers"),
+                                      f"{where}.template.spec.initContainers", True)
     overhead = resource_list(spec.get("overhead"), f"{where}.template.spec.overhead")
     requests = pod_requests(containers, inits, overhead)
     selector = {str(k): str(v) for k, v in _map(spec.get("nodeSelector"),
@@ -482,7 +609,8 @@ def _pod_set(raw: Any, i: int) -> PodSet:
         effect = _choice(t.get("effect"), _EFFECTS, "", "toleration effect")
         tolerations.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""),
                                       effect))
-    return PodSet(name, count, requests, selector, terms, tuple(tolerations))
+    return PodSet(name, count, requests, selector, terms, tuple(tolerations),
+                  _resource_errors(name, init_greater, main_greater))
 
 
 def _conditions(raw: Any) -> tuple[Condition, ...]:
@@ -517,10 +645,35 @@ def _admission(raw: Any) -> tuple[str, tuple[PodSetAssignment, ...]]:
     return str(cq), tuple(out)
 
 
-def parse_workload(obj: RawObject, resolve_priority: Callable[[str, str], int]) -> Workload:
-    """Parse a Workload; ``resolve_priority(class_name, source)`` resolves priorityClassName."""
+def _priority_class(spec: Mapping[str, Any], version: str) -> tuple[str, str]:
+    """(name, source) of the workload's priority class. v1beta2's ``priorityClassRef``
+    maps back to v1beta1's source strings; a v1beta1 name without a source converts to no
+    reference at all, as ``Convert_v1beta1_WorkloadSpec_To_v1beta2_WorkloadSpec`` does."""
+    if version != "v1beta2":
+        return str(spec.get("priorityClassName") or ""), str(spec.get("priorityClassSource")
+                                                             or "")
+    ref = _map(spec.get("priorityClassRef"), "spec.priorityClassRef")
+    if not ref:
+        return "", ""
+    group, kind = ref.get("group"), ref.get("kind")
+    if (group, kind) == (GROUP, "WorkloadPriorityClass"):
+        return str(ref.get("name") or ""), WPC_SOURCE
+    if (group, kind) == ("scheduling.k8s.io", "PriorityClass"):
+        return str(ref.get("name") or ""), PC_SOURCE
+    raise ValueError(f"spec.priorityClassRef: unknown group/kind {group}/{kind}")
+
+
+JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+WPC_SOURCE = "kueue.x-k8s.io/workloadpriorityclass"
+PC_SOURCE = "scheduling.k8s.io/priorityclass"
+
+
+def parse_workload(obj: RawObject, resolve_priority: Callable[[str, str], int],
+                   semantics: Semantics = SEMANTICS[V0_7]) -> Workload:
+    """Parse a Workload; ``resolve_priority(class_name, source)`` resolves its class."""
 
     def build() -> Workload:
+        version = api_version(obj, semantics)
         meta = _map(obj.body.get("metadata"), "metadata")
         spec = _map(obj.body.get("spec"), "spec")
         status = _map(obj.body.get("status"), "status")
@@ -531,11 +684,11 @@ def parse_workload(obj: RawObject, resolve_priority: Callable[[str, str], int]) 
         names = [ps.name for ps in pod_sets]
         if len(set(names)) != len(names):
             raise ValueError(f"spec.podSets has duplicate names {names}")
-        class_name = str(spec.get("priorityClassName") or "")
+        class_name, class_source = _priority_class(spec, version)
         if spec.get("priority") is not None:
             priority = _int(spec["priority"], "spec.priority")
-        elif class_name:
-            priority = resolve_priority(class_name, str(spec.get("priorityClassSource") or ""))
+        elif class_name and (class_source or not semantics.priority_class_needs_source):
+            priority = resolve_priority(class_name, class_source)
         else:
             priority = 0
         cq, assignments = _admission(status.get("admission"))
@@ -561,6 +714,7 @@ def parse_workload(obj: RawObject, resolve_priority: Callable[[str, str], int]) 
             source=obj.source,
             raw_conditions=tuple(c for c in _list(status.get("conditions"), "conditions")
                                  if isinstance(c, Mapping)),
+            job_uid=str(_map(meta.get("labels"), "metadata.labels").get(JOB_UID_LABEL) or ""),
         )
 
     return _guard(obj, "Workload", build)

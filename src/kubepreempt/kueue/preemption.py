@@ -21,7 +21,7 @@ from kubepreempt.kueue.objects import (
     LOWER_OR_NEWER_EQUAL_PRIORITY,
     NEVER,
 )
-from kubepreempt.kueue.quota import CQState, Snapshot, Usage, WorkloadInfo
+from kubepreempt.kueue.quota import CohortState, CQState, Snapshot, Usage, WorkloadInfo
 
 IN_CLUSTER_QUEUE = "InClusterQueue"
 IN_COHORT_RECLAMATION = "InCohortReclamation"
@@ -83,31 +83,33 @@ def workload_uses_resources(info: WorkloadInfo, res_per_flv: ResPerFlavor) -> bo
     return False
 
 
-def queue_order_time(info: WorkloadInfo) -> float:
-    """``GetQueueOrderTimestamp``: eviction time when requeued by PodsReady timeout or an
-    admission check, else the creation timestamp."""
+def queue_order_time(info: WorkloadInfo, admission_check_evictions: bool) -> float:
+    """``GetQueueOrderTimestamp``: the eviction time when requeued after a PodsReady
+    timeout (or, with ``admission_check_evictions``, an AdmissionCheck), else creation."""
     ev = info.obj.condition("Evicted")
-    if ev is not None and ev.status == "True" and ev.reason in (
-            "PodsReadyTimeout", "AdmissionCheck") and ev.time is not None:
+    reasons = ("PodsReadyTimeout", "AdmissionCheck") if admission_check_evictions \
+        else ("PodsReadyTimeout",)
+    if ev is not None and ev.status == "True" and ev.reason in reasons and ev.time is not None:
         return ev.time
     return info.obj.creation if info.obj.creation is not None else 0.0
 
 
 def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
-                    trace: Trace) -> list[WorkloadInfo]:
+                    trace: Trace, admission_check_evictions: bool) -> list[WorkloadInfo]:
     """Admitted workloads the policies allow to preempt (``findCandidates``)."""
     out: list[WorkloadInfo] = []
     prio = wl.obj.priority
     pol = st.spec.preemption
     if pol.within_cluster_queue != NEVER:
         same_prio = pol.within_cluster_queue == LOWER_OR_NEWER_EQUAL_PRIORITY
-        ts = queue_order_time(wl)
+        ace = admission_check_evictions
+        ts = queue_order_time(wl, ace)
         for cand in sorted(st.workloads.values(), key=lambda w: w.key):
             cp = cand.obj.priority
             if cp > prio:
                 trace.skipped[cand.key] = f"priority {cp} > {prio}"
                 continue
-            if cp == prio and not (same_prio and ts < queue_order_time(cand)):
+            if cp == prio and not (same_prio and ts < queue_order_time(cand, ace)):
                 trace.skipped[cand.key] = f"same priority {cp}, not newer than the preemptor" \
                     if same_prio else f"same priority {cp} (withinClusterQueue: LowerPriority)"
                 continue
@@ -118,8 +120,9 @@ def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
     else:
         for cand in st.workloads.values():
             trace.skipped[cand.key] = "withinClusterQueue: Never"
+    tree = _cohort_tree(st)
     if st.cohort is not None and pol.reclaim_within_cohort != NEVER:
-        for other in sorted(st.cohort.members, key=lambda m: m.name):
+        for other in sorted(tree, key=lambda m: m.name):
             if other is st:
                 continue
             if not cq_is_borrowing(other, res_per_flv):
@@ -137,11 +140,17 @@ def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
                     continue
                 out.append(cand)
     elif st.cohort is not None:
-        for other in st.cohort.members:
+        for other in tree:
             if other is not st:
                 for cand in other.workloads.values():
                     trace.skipped[cand.key] = "reclaimWithinCohort: Never"
     return out
+
+
+def _cohort_tree(st: CQState) -> list[CQState]:
+    """Every ClusterQueue of ``st``'s cohort tree (root's subtree)."""
+    root = st.root()
+    return root.subtree_cluster_queues() if isinstance(root, CohortState) else [st]
 
 
 def _reservation_time(info: WorkloadInfo, now: float) -> float:
@@ -162,8 +171,12 @@ def candidate_order_key(cq_name: str, now: float) -> Callable[[WorkloadInfo], tu
     return key
 
 
-def workload_fits(req: Usage, st: CQState, allow_borrowing: bool) -> bool:
-    """``workloadFits``: the requests fit the queue's quota (and the cohort's)."""
+def workload_fits(req: Usage, st: CQState, allow_borrowing: bool,
+                  available_quota: bool = False) -> bool:
+    """``workloadFits``: the requests fit the queue's quota (and the cohort's); with
+    ``available_quota`` as current Kueue checks it (:meth:`CQState.fits`)."""
+    if available_quota:
+        return st.fits(req, allow_borrowing)
     for rg in st.spec.resource_groups:
         for fq in rg.flavors:
             flv_req = req.get(fq.name)
@@ -177,13 +190,16 @@ def workload_fits(req: Usage, st: CQState, allow_borrowing: bool) -> bool:
                 if st.cohort is None or not allow_borrowing:
                     if used + amount > q.nominal:
                         return False
-                elif q.borrowing_limit is not None and \
-                        used + amount > q.nominal + q.borrowing_limit:
+                elif not q.within_borrowing_limit(used + amount):
                     return False
                 if st.cohort is not None and (st.used_cohort_quota(fq.name, res) + amount
                                               > st.requestable_cohort_quota(fq.name, res)):
                     return False
     return True
+
+
+def fits_with(req: Usage, st: CQState, snap: Snapshot, allow_borrowing: bool) -> bool:
+    return workload_fits(req, st, allow_borrowing, snap.config.semantics.available_quota)
 
 
 def queue_under_nominal_in_all_requested(req: Usage, st: CQState) -> bool:
@@ -202,7 +218,7 @@ def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
     """Re-admit targets in reverse (all but the last added) while the preemptor fits."""
     for i in range(len(targets) - 2, -1, -1):
         snap.add_workload(targets[i].info)
-        if workload_fits(req, st, allow_borrowing):
+        if fits_with(req, st, snap, allow_borrowing):
             trace.note(f"spared {targets[i].info.key}: the workload still fits with it")
             targets[i] = targets[-1]  # O(1) removal, as upstream (order is not kept)
             targets.pop()
@@ -211,7 +227,7 @@ def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
     return targets
 
 
-def _finish(fits: bool, targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
+def finish_targets(fits: bool, targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
             allow_borrowing: bool, trace: Trace, no_fit: str) -> list[Target]:
     """End of both target searches: nothing when the workload still does not fit, else the
     targets minimised in reverse; either way the snapshot gets its workloads back."""
@@ -253,10 +269,10 @@ def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: Re
         snap.remove_workload(cand)
         targets.append(Target(cand, reason))
         trace.note(f"  take {cand.key} ({reason})")
-        if workload_fits(req, st, allow_borrowing):
+        if fits_with(req, st, snap, allow_borrowing):
             fits = True
             break
-    return _finish(fits, targets, req, st, snap, allow_borrowing, trace,
+    return finish_targets(fits, targets, req, st, snap, allow_borrowing, trace,
                    "  the workload does not fit even without all these candidates")
 
 
@@ -362,7 +378,7 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
             snap.remove_workload(cand)
             targets.append(Target(cand, IN_CLUSTER_QUEUE))
             trace.note(f"  take {cand.key} (InClusterQueue)")
-            if workload_fits(req, nominated, True):
+            if fits_with(req, nominated, snap, True):
                 fits = True
                 break
             new_share = nominated.dominant_resource_share(req, 1)[0]
@@ -381,7 +397,7 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                 targets.append(Target(cand, reason))
                 trace.note(f"  take {cand.key} from {cand_cq.st.name} ({reason}; share "
                            f"{cand_cq.share} -> {new_cand_share}, preemptor {new_share})")
-                if workload_fits(req, nominated, True):
+                if fits_with(req, nominated, snap, True):
                     fits = True
                     break
                 cand_cq.workloads = cand_cq.workloads[i + 1:]
@@ -403,10 +419,22 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                 targets.append(Target(cand, IN_COHORT_FAIR_SHARING))
                 trace.note(f"  take {cand.key} from {cand_cq.st.name} (second strategy; "
                            f"share {cand_cq.share}, preemptor {new_share})")
-                if workload_fits(req, nominated, True):
+                if fits_with(req, nominated, snap, True):
                     fits = True
-    return _finish(fits, targets, req, nominated, snap, True, trace,
+    return finish_targets(fits, targets, req, nominated, snap, True, trace,
                    "  the workload does not fit with the allowed preemptions")
+
+
+def targets_for(wl: WorkloadInfo, req: Usage, frs: set[tuple[str, str]], snap: Snapshot,
+                now: float, trace: Trace) -> list[Target]:
+    """Current ``getTargets`` for requests ``req`` whose flavor-resources ``frs`` need
+    preemption: fair sharing or classic, as the configuration says."""
+    # Imported here: classic and fair build on this module's Target, Trace and helpers.
+    if snap.config.fair_sharing:
+        from kubepreempt.kueue.fair import fair_targets
+        return fair_targets(wl, req, frs, snap, now, trace)
+    from kubepreempt.kueue.classic import classic_targets
+    return classic_targets(wl, req, frs, snap, now, trace)
 
 
 def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: float,
@@ -417,8 +445,13 @@ def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: f
     """
     trace = trace or Trace()
     res_per_flv = resources_requiring_preemption(assignment)
+    sem = snap.config.semantics
+    if sem.classified_preemption or sem.fair_sharing_tree:
+        frs = {(f, r) for f, rs in res_per_flv.items() for r in rs}
+        return targets_for(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
     st = snap.cqs[wl.cluster_queue]
-    candidates = find_candidates(wl, st, res_per_flv, trace)
+    candidates = find_candidates(wl, st, res_per_flv, trace,
+                                 snap.config.semantics.admission_check_eviction_orders)
     if not candidates:
         trace.note("no candidates")
         return []

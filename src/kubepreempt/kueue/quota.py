@@ -1,9 +1,14 @@
-"""Quota accounting: ClusterQueue usage per flavor and resource, cohort totals and shares.
+"""Quota accounting: a tree of ClusterQueues and cohorts with quota and usage per
+flavor-resource, as Kueue's cache snapshot keeps it (``pkg/cache/scheduler``
+``resource_node.go``).
 
-This mirrors Kueue v0.7's cache snapshot (``pkg/cache``): a ClusterQueue's usage counts
-the admitted (quota-reserving) workloads on the flavors and resources the queue defines;
-a cohort's requestable quota is the sum of its members' nominal quotas (lending limits
-with the LendingLimit gate), and its usage the sum of its members' usage.
+Every node has its own quotas, a *subtree quota* (its nominal plus what its children lend
+up, i.e. their subtree quota minus the part a lending limit keeps local) and a usage
+(what its children use beyond their local part). A ClusterQueue's usage counts its
+admitted (quota-reserving) workloads on the flavor-resources it defines. Kueue v0.7's
+flat cohort is the same tree with one level: a cohort without quota or parent, whose
+subtree quota is the sum of what its members lend (their nominal quota, or lending limit
+with the LendingLimit gate) -- v0.7's "requestable cohort quota".
 """
 
 from __future__ import annotations
@@ -12,9 +17,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kubepreempt.kueue.objects import ClusterQueue, KueueConfig, Workload
+from kubepreempt.kueue.objects import ClusterQueue, Cohort, KueueConfig, ResourceQuota, Workload
 
 Usage = dict[str, dict[str, int]]  # flavor -> resource -> amount
+FR = tuple[str, str]  # (flavor, resource)
 MAX_INT = sys.maxsize  # Go's math.MaxInt on 64-bit
 
 
@@ -59,6 +65,16 @@ class WorkloadInfo:
                 out[flv][res] = out[flv].get(res, 0) + amount
         return out
 
+    def flat_usage(self) -> dict[FR, int]:
+        """Requests per (flavor, resource)."""
+        out: dict[FR, int] = {}
+        for ps in self.total_requests:
+            for res, amount in ps.requests.items():
+                flv = ps.flavors.get(res)
+                if flv is not None:
+                    out[(flv, res)] = out.get((flv, res), 0) + amount
+        return out
+
 
 def _scaled(per_pod: Mapping[str, int], count: int) -> dict[str, int]:
     return {r: v * count for r, v in per_pod.items()}
@@ -88,71 +104,214 @@ def workload_info(wl: Workload, cluster_queue: str = "") -> WorkloadInfo:
     return WorkloadInfo(wl, cluster_queue, total)
 
 
-@dataclass(slots=True, eq=False)
-class CohortState:
-    """Cohort totals in the snapshot: requestable quota and lendable resources."""
+class QuotaNode:
+    """A ClusterQueue or cohort in the quota tree (upstream's ``resourceNode``)."""
 
-    name: str
-    members: list[CQState] = field(default_factory=list)
-    requestable: Usage = field(default_factory=dict)
-    lendable: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("name", "parent", "quotas", "subtree", "usage", "lending")
+
+    def __init__(self, name: str, quotas: dict[FR, ResourceQuota], lending: bool) -> None:
+        self.name = name
+        self.parent: CohortState | None = None
+        self.quotas = quotas
+        self.subtree: dict[FR, int] = {fr: q.nominal for fr, q in quotas.items()}
+        self.usage: dict[FR, int] = dict.fromkeys(quotas, 0)
+        self.lending = lending  # lending limits count (the LendingLimit gate)
+
+    def local_quota(self, fr: FR) -> int:
+        """Quota only this subtree sees: what a lending limit keeps back from the parent."""
+        q = self.quotas.get(fr)
+        if not self.lending or q is None or q.lending_limit is None:
+            return 0
+        return max(0, self.subtree.get(fr, 0) - q.lending_limit)
+
+    def local_available(self, fr: FR) -> int:
+        """Unused local quota (``LocalAvailable``)."""
+        return max(0, self.local_quota(fr) - self.usage.get(fr, 0))
+
+    def available(self, fr: FR) -> int:
+        """Capacity left for this node, own and borrowed, within borrowing limits (may be
+        negative when over-admitted)."""
+        if self.parent is None:
+            return self.subtree.get(fr, 0) - self.usage.get(fr, 0)
+        parent_available = self.parent.available(fr)
+        q = self.quotas.get(fr)
+        if q is not None and q.borrowing_limit is not None:
+            lq = self.local_quota(fr)
+            stored_in_parent = self.subtree.get(fr, 0) - lq
+            used_in_parent = max(0, self.usage.get(fr, 0) - lq)
+            parent_available = min(stored_in_parent - used_in_parent + q.borrowing_limit,
+                                   parent_available)
+        return self.local_available(fr) + parent_available
+
+    def potential_available(self, fr: FR) -> int:
+        """The most this node could use with no usage anywhere (``potentialAvailable``)."""
+        if self.parent is None:
+            return self.subtree.get(fr, 0)
+        avail = self.local_quota(fr) + self.parent.potential_available(fr)
+        q = self.quotas.get(fr)
+        if q is not None and q.borrowing_limit is not None:
+            avail = min(self.subtree.get(fr, 0) + q.borrowing_limit, avail)
+        return avail
+
+    def add_usage(self, fr: FR, val: int) -> None:
+        """Add usage; what exceeds the unused local quota bubbles up to the parent."""
+        local = self.local_available(fr)
+        self.usage[fr] = self.usage.get(fr, 0) + val
+        if self.parent is not None and val > local:
+            self.parent.add_usage(fr, val - local)
+
+    def remove_usage(self, fr: FR, val: int) -> None:
+        """Remove usage, and the part of it that was stored in the parent."""
+        stored_in_parent = self.usage.get(fr, 0) - self.local_quota(fr)
+        self.usage[fr] = self.usage.get(fr, 0) - val
+        if stored_in_parent > 0 and self.parent is not None:
+            self.parent.remove_usage(fr, min(val, stored_in_parent))
+
+    def borrowing_with(self, fr: FR, val: int) -> bool:
+        """Usage plus ``val`` exceeds the subtree quota (a ClusterQueue's: its nominal)."""
+        return self.usage.get(fr, 0) + val > self.subtree.get(fr, 0)
+
+    def within_nominal(self, frs: Iterable[FR]) -> bool:
+        """``IsWithinNominalInResources``: no usage above subtree quota in ``frs``."""
+        return all(self.subtree.get(fr, 0) >= self.usage.get(fr, 0) for fr in frs)
+
+    def path_to_root(self) -> list[CohortState]:
+        """Ancestors from the parent up to the root."""
+        out = []
+        node = self.parent
+        while node is not None:
+            out.append(node)
+            node = node.parent
+        return out
+
+    def root(self) -> QuotaNode:
+        """The root of this node's tree (itself when it has no parent)."""
+        node: QuotaNode = self
+        while node.parent is not None:
+            node = node.parent
+        return node
 
 
-@dataclass(slots=True, eq=False)
-class CQState:
+def subtree_height(node: CohortState) -> int:
+    """``getNodeHeight``: distance to the furthest leaf (1 for a cohort of queues)."""
+    height = min(len(node.members) + len(node.children), 1)
+    for child in node.children:
+        height = max(height, subtree_height(child) + 1)
+    return height
+
+
+def lowest_subtree_that_fits(cq: CQState, fr: FR, val: int) -> tuple[int, bool]:
+    """``FindHeightOfLowestSubtreeThatFits``: the height of the lowest subtree around
+    ``cq`` whose quota holds ``val`` more of ``fr`` (0: the queue's own nominal), and
+    whether that subtree is smaller than the whole tree."""
+    if not (cq.borrowing_with(fr, val) and cq.parent is not None):
+        return 0, cq.parent is not None
+    remaining = val - cq.local_available(fr)
+    node = cq.parent
+    for node in cq.path_to_root():
+        if not node.borrowing_with(fr, remaining):
+            return subtree_height(node), node.parent is not None
+        remaining -= node.local_available(fr)
+    return subtree_height(node), node.parent is not None
+
+
+class CohortState(QuotaNode):
+    """A cohort in the snapshot: its own quota (a Cohort object), child cohorts and
+    member ClusterQueues."""
+
+    __slots__ = ("members", "children", "fair_weight_milli", "spec")
+
+    def __init__(self, name: str, spec: Cohort | None, lending: bool) -> None:
+        quotas = {(fq.name, r): q for rg in (spec.resource_groups if spec else ())
+                  for fq in rg.flavors for r, q in fq.resources.items()}
+        super().__init__(name, quotas, lending)
+        self.spec = spec
+        self.members: list[CQState] = []
+        self.children: list[CohortState] = []
+        self.fair_weight_milli = spec.fair_weight_milli if spec else 1000
+
+    def subtree_cluster_queues(self) -> list[CQState]:
+        """Every ClusterQueue below this cohort."""
+        out = list(self.members)
+        for c in self.children:
+            out.extend(c.subtree_cluster_queues())
+        return out
+
+    def accumulate(self) -> None:
+        """Recompute subtree quota bottom-up (``updateCohortResourceNode``)."""
+        self.subtree = {fr: q.nominal for fr, q in self.quotas.items()}
+        for child in [*self.children, *self.members]:
+            if isinstance(child, CohortState):
+                child.accumulate()
+            for fr, v in child.subtree.items():
+                self.subtree[fr] = self.subtree.get(fr, 0) + v - child.local_quota(fr)
+        for fr in self.subtree:
+            self.usage.setdefault(fr, 0)
+
+
+class CQState(QuotaNode):
     """One active ClusterQueue in the snapshot, with its usage and admitted workloads."""
 
-    spec: ClusterQueue
-    usage: Usage
-    workloads: dict[str, WorkloadInfo] = field(default_factory=dict)
-    cohort: CohortState | None = None
-    guaranteed: Usage = field(default_factory=dict)
-    lendable: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("spec", "workloads")
+
+    def __init__(self, spec: ClusterQueue, lending: bool) -> None:
+        quotas = {(fq.name, r): q for rg in spec.resource_groups for fq in rg.flavors
+                  for r, q in fq.resources.items()}
+        super().__init__(spec.name, quotas, lending)
+        self.spec = spec
+        self.workloads: dict[str, WorkloadInfo] = {}
 
     @property
-    def name(self) -> str:
-        """The ClusterQueue's name."""
-        return self.spec.name
+    def cohort(self) -> CohortState | None:
+        """The parent cohort (None without one)."""
+        return self.parent
 
     def used(self, flavor: str, resource: str) -> int:
         """Usage of ``resource`` in ``flavor`` (0 when not tracked)."""
-        return self.usage.get(flavor, {}).get(resource, 0)
+        return self.usage.get((flavor, resource), 0)
 
     def guaranteed_quota(self, flavor: str, resource: str) -> int:
         """nominal - lendingLimit (only with the LendingLimit gate)."""
-        return self.guaranteed.get(flavor, {}).get(resource, 0)
+        return self.local_quota((flavor, resource))
 
     def requestable_cohort_quota(self, flavor: str, resource: str) -> int:
-        """Cohort quota this queue may use: the cohort total plus its own guaranteed part."""
-        assert self.cohort is not None
-        if flavor not in self.cohort.requestable:
-            return 0
-        return (self.cohort.requestable[flavor].get(resource, 0)
-                + self.guaranteed_quota(flavor, resource))
+        """v0.7: cohort quota this queue may use, the cohort total plus its own guaranteed
+        part (one-level cohorts only)."""
+        assert self.parent is not None
+        fr = (flavor, resource)
+        return self.parent.subtree.get(fr, 0) + self.local_quota(fr)
 
     def used_cohort_quota(self, flavor: str, resource: str) -> int:
-        """Cohort usage as this queue sees it (own guaranteed usage counted back in)."""
-        assert self.cohort is not None
-        total = 0
-        for m in self.cohort.members:
-            after = m.used(flavor, resource) - m.guaranteed_quota(flavor, resource)
-            if after > 0:
-                total += after
-        g = self.guaranteed_quota(flavor, resource)
-        if g:
-            total += min(self.used(flavor, resource), g)
-        return total
+        """v0.7: cohort usage as this queue sees it (own guaranteed usage counted back)."""
+        assert self.parent is not None
+        fr = (flavor, resource)
+        return self.parent.usage.get(fr, 0) + min(self.usage.get(fr, 0), self.local_quota(fr))
+
+    def fits(self, req: Usage, allow_borrowing: bool) -> bool:
+        """Current ``workloadFits``: every requested flavor-resource fits the available
+        quota (``Available``, which walks the cohort tree with borrowing and lending
+        limits); without borrowing, none may go above nominal."""
+        for flv, per_res in req.items():
+            for res, amount in per_res.items():
+                fr = (flv, res)
+                if not allow_borrowing and self.borrowing_with(fr, amount):
+                    return False
+                if amount > max(0, self.available(fr)):
+                    return False
+        return True
 
     def is_borrowing(self) -> bool:
         """True when usage is above nominal quota for any flavor and resource."""
-        if self.cohort is None:
+        if self.parent is None:
             return False
-        for rg in self.spec.resource_groups:
-            for fq in rg.flavors:
-                for res, q in fq.resources.items():
-                    if self.used(fq.name, res) > q.nominal:
-                        return True
-        return False
+        return any(self.usage.get(fr, 0) > q.nominal for fr, q in self.quotas.items())
+
+    def lendable(self, resource: str) -> int:
+        """What the cohort tree could lend, per resource (``calculateLendable``): the
+        potential capacity of the parent over every flavor of ``resource``."""
+        assert self.parent is not None
+        return sum(self.parent.potential_available(fr) for fr in self.root().subtree
+                   if fr[1] == resource)
 
     def dominant_resource_share(self, req: Usage | None = None, m: int = 0) -> tuple[int, str]:
         """Weighted share, 0..1000 per unit weight, of borrowed over lendable resources.
@@ -160,23 +319,21 @@ class CQState:
         ``req`` with ``m`` = 1 adds a workload's requests, -1 removes them
         (``DominantResourceShareWith`` / ``Without``).
         """
-        if self.cohort is None:
+        if self.parent is None:
             return 0, ""
         if self.spec.fair_weight_milli == 0:
             return MAX_INT, ""
         req = req or {}
         borrowing: dict[str, int] = {}
-        for rg in self.spec.resource_groups:
-            for fq in rg.flavors:
-                for res, q in fq.resources.items():
-                    b = self.used(fq.name, res) + m * req.get(fq.name, {}).get(res, 0) - q.nominal
-                    if b > 0:
-                        borrowing[res] = borrowing.get(res, 0) + b
+        for (flv, res), q in self.quotas.items():
+            b = self.usage.get((flv, res), 0) + m * req.get(flv, {}).get(res, 0) - q.nominal
+            if b > 0:
+                borrowing[res] = borrowing.get(res, 0) + b
         if not borrowing:
             return 0, ""
         drs, dres = -1, ""
         for res, b in borrowing.items():
-            lendable = self.cohort.lendable.get(res, 0)
+            lendable = self.lendable(res)
             if lendable > 0:
                 ratio = b * 1000 // lendable
                 if ratio > drs or (ratio == drs and res < dres):
@@ -188,12 +345,20 @@ class Snapshot:
     """Active ClusterQueues and cohorts with the usage of the admitted workloads."""
 
     def __init__(self, cluster_queues: Iterable[ClusterQueue], flavors: Iterable[str],
-                 admitted: Iterable[Workload], config: KueueConfig | None = None) -> None:
+                 admitted: Iterable[Workload], config: KueueConfig | None = None,
+                 cohorts: Mapping[str, Cohort] | None = None) -> None:
         self.config = config or KueueConfig()
+        hierarchical = self.config.semantics.hierarchical_cohorts
+        specs = dict(cohorts or {}) if hierarchical else {}
         known = set(flavors)
+        lending = self.config.lending_limit
         self.inactive: dict[str, str] = {}
         self.cqs: dict[str, CQState] = {}
         self.cohorts: dict[str, CohortState] = {}
+        cyclic = _cyclic_cohorts(specs)
+        for name in specs:  # every Cohort object is a node, with or without queues
+            if name not in cyclic:
+                self._cohort(name, specs, lending)
         for cq in cluster_queues:
             missing = [f for f in cq.flavor_names() if f not in known]
             if missing:
@@ -202,7 +367,17 @@ class Snapshot:
             if cq.stopped:
                 self.inactive[cq.name] = "Stopped"
                 continue
-            self.cqs[cq.name] = self._state(cq)
+            if cq.cohort and cq.cohort in cyclic:
+                self.inactive[cq.name] = "cohort has a cycle"
+                continue
+            st = CQState(cq, lending)
+            self.cqs[cq.name] = st
+            if cq.cohort:
+                cohort = self._cohort(cq.cohort, specs, lending)
+                st.parent = cohort
+                cohort.members.append(st)
+        for root in [c for c in self.cohorts.values() if c.parent is None]:
+            root.accumulate()
         for wl in admitted:
             if not wl.has_quota_reservation:
                 continue
@@ -212,45 +387,31 @@ class Snapshot:
             info = workload_info(wl)
             st.workloads[info.key] = info
             self._update(st, info, 1)
-        for st in self.cqs.values():
-            if st.spec.cohort:
-                cohort = self.cohorts.setdefault(st.spec.cohort, CohortState(st.spec.cohort))
-                self._accumulate(cohort, st)
 
-    def _state(self, cq: ClusterQueue) -> CQState:
-        usage: Usage = {}
-        guaranteed: Usage = {}
-        lendable: dict[str, int] = {}
-        for rg in cq.resource_groups:
-            for fq in rg.flavors:
-                usage[fq.name] = {r: 0 for r in fq.resources}
-                for r, q in fq.resources.items():
-                    if self.config.lending_limit and q.lending_limit is not None:
-                        guaranteed.setdefault(fq.name, {})[r] = q.nominal - q.lending_limit
-                        lendable[r] = lendable.get(r, 0) + q.lending_limit
-                    else:
-                        lendable[r] = lendable.get(r, 0) + q.nominal
-        return CQState(cq, usage, guaranteed=guaranteed, lendable=lendable)
+    def _cohort(self, name: str, specs: Mapping[str, Cohort], lending: bool) -> CohortState:
+        """The cohort node ``name`` with its ancestors (implicit when no object exists)."""
+        node = self.cohorts.get(name)
+        if node is not None:
+            return node
+        spec = specs.get(name)
+        node = CohortState(name, spec, lending)
+        self.cohorts[name] = node
+        if spec is not None and spec.parent:
+            parent = self._cohort(spec.parent, specs, lending)
+            node.parent = parent
+            parent.children.append(node)
+        return node
 
-    def _accumulate(self, cohort: CohortState, st: CQState) -> None:
-        st.cohort = cohort
-        cohort.members.append(st)
-        for rg in st.spec.resource_groups:
-            for fq in rg.flavors:
-                req = cohort.requestable.setdefault(fq.name, {})
-                for r, q in fq.resources.items():
-                    lend = q.lending_limit if (self.config.lending_limit
-                                               and q.lending_limit is not None) else q.nominal
-                    req[r] = req.get(r, 0) + lend
-        for r, v in st.lendable.items():
-            cohort.lendable[r] = cohort.lendable.get(r, 0) + v
-
-    @staticmethod
-    def _update(st: CQState, info: WorkloadInfo, m: int) -> None:
+    def _update(self, st: CQState, info: WorkloadInfo, m: int) -> None:
+        every = self.config.semantics.usage_of_undeclared
         for ps in info.total_requests:
             for res, flv in ps.flavors.items():
-                if res in ps.requests and flv in st.usage and res in st.usage[flv]:
-                    st.usage[flv][res] += ps.requests[res] * m
+                fr = (flv, res)
+                if res in ps.requests and (every or fr in st.quotas):
+                    if m > 0:
+                        st.add_usage(fr, ps.requests[res])
+                    else:
+                        st.remove_usage(fr, ps.requests[res])
 
     def remove_workload(self, info: WorkloadInfo) -> None:
         """Take an admitted workload out of its queue's usage (a simulated eviction)."""
@@ -267,3 +428,25 @@ class Snapshot:
     def all_workloads(self) -> list[WorkloadInfo]:
         """Every admitted workload in the active queues."""
         return [w for st in self.cqs.values() for w in st.workloads.values()]
+
+
+def _cyclic_cohorts(specs: Mapping[str, Cohort]) -> set[str]:
+    """Cohorts whose parent chain runs into a cycle (``hierarchy.HasCycle``): Kueue
+    stops admission in such a tree."""
+    bad: set[str] = set()
+    ok: set[str] = set()
+    for start in specs:
+        path: list[str] = []
+        seen: set[str] = set()
+        node: str | None = start
+        while node is not None and node not in ok and node not in bad:
+            if node in seen:
+                bad.update(path)
+                break
+            seen.add(node)
+            path.append(node)
+            spec = specs.get(node)
+            node = spec.parent if spec is not None and spec.parent else None
+        else:
+            (bad if node in bad else ok).update(path)
+    return bad

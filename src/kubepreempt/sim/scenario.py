@@ -245,7 +245,8 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
     seen: set[str] = set()
     initial_starts: list[PodPlan] = []
     for obj, arrival in objs:
-        pod = parse_pod(obj.body, obj.source, cluster.priority.resolve)
+        pod = parse_pod(cluster.runtime_classes.admit(obj.body, obj.source), obj.source,
+                        cluster.priority.resolve)
         if pod.phase in ("Succeeded", "Failed"):
             continue
         duration = _time(obj, DURATION, None)

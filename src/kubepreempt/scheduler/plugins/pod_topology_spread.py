@@ -19,9 +19,13 @@ scoring.go, common.go):
   (hostname constraints count the node's own pods); nodes missing a key score 0; then
   ``100 * (max + min - s) / max``.
 
-System default constraints (applied upstream to pods without constraints, from the
-Services/ReplicaSets/StatefulSets selecting them) are NOT applied: those objects are not
-loaded, so a pod without ``topologySpreadConstraints`` is untouched by this plugin.
+A pod without ``topologySpreadConstraints`` is scored with the system defaults
+(``defaultingType: System``): hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway, over
+the pods ``helper.DefaultSelector`` picks from the input's Services, ReplicationControllers,
+ReplicaSets and StatefulSets (:mod:`kubepreempt.api.spread_sources`); with system defaults
+a node need not carry every topology key (``requireAllTopologies`` is false).
+Scores are computed with numpy over all nodes; per-node matching-pod counts are cached per
+(namespace, selector) and refreshed from ``Cluster.change_log``.
 ``matchLabelKeys`` are already merged into each selector when the pod is parsed.
 """
 
@@ -67,6 +71,13 @@ def count_matching(pods: Iterable[Pod], selector: LabelSelector | None, namespac
     """Upstream ``countPodsMatchSelector``: an empty (or absent) selector counts nothing."""
     if selector is None or selector.is_empty:
         return 0
+    first = selector.requirements[0]
+    if first.operator == "In":
+        # Most selectors start with a matchLabels entry: reject on that one label first.
+        key, values = first.key, first.values
+        return sum(1 for p in pods if p.labels.get(key) in values
+                   and p.namespace == namespace and p.deletion_timestamp is None
+                   and selector.matches(p.labels))
     return sum(1 for p in pods if p.namespace == namespace and p.deletion_timestamp is None
                and selector.matches(p.labels))
 
@@ -173,74 +184,125 @@ def pre_filter_state(pod: Pod, cluster: Cluster) -> _FilterState | None:
                         [selector_matches(c.selector, pod.labels) for c in constraints])
 
 
-def _round_half_away(x: float) -> int:
-    """Go ``math.Round`` for non-negative values (Python's round is half-to-even)."""
-    r = math.floor(x)
-    return int(r + 1 if x - r >= 0.5 else r)
+def soft_constraints(pod: Pod, cluster: Cluster) -> tuple[tuple[TopologySpreadConstraint, ...],
+                                                          bool]:
+    """The pod's ScheduleAnyway constraints and whether they are the system defaults.
 
-
-def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray) -> np.ndarray | None:
-    """Upstream PreScore + Score + NormalizeScore over feasible ``nodes``.
-
-    None when upstream's PreScore returns Skip (no ScheduleAnyway constraint).
+    Upstream ``initPreScoreState``: the pod's own constraints when it has any (then only
+    its ScheduleAnyway ones), else ``buildDefaultConstraints`` (hostname maxSkew 3, zone
+    maxSkew 5, over the pods ``helper.DefaultSelector`` picks).
     """
-    constraints = _constraints(pod, SCHEDULE_ANYWAY)
+    if pod.spread:
+        return _constraints(pod, SCHEDULE_ANYWAY), False
+    return cluster.spread_sources.default_constraints(pod), True
+
+
+def _label_codes(cluster: Cluster, key: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: whether it has label ``key``, and a code per value (missing = "")."""
+    def compute(c: Cluster) -> tuple[np.ndarray, np.ndarray]:
+        values: dict[str, int] = {}
+        has = np.fromiter((key in n.labels for n in c.nodes), bool, len(c.nodes))
+        codes = np.fromiter((values.setdefault(n.labels.get(key, ""), len(values))
+                             for n in c.nodes), np.int64, len(c.nodes))
+        return has, codes
+    return cluster.node_cached(("PodTopologySpread/labels", key), compute)
+
+
+@dataclass(slots=True)
+class _MatchCounts:
+    """Per node, the pods matching one (namespace, selector); refreshed from the change log."""
+
+    counts: np.ndarray
+    epoch: int
+    pos: int
+
+
+def match_counts(cluster: Cluster, selector: LabelSelector | None, namespace: str
+                 ) -> np.ndarray:
+    """``countPodsMatchSelector`` for every node, kept up to date incrementally."""
+    n = len(cluster.nodes)
+    if selector is None or selector.is_empty:
+        return np.zeros(n, np.int64)
+
+    def count(i: int) -> int:
+        return count_matching(cluster.node_pods[i].values(), selector, namespace)
+
+    def compute(c: Cluster) -> _MatchCounts:
+        return _MatchCounts(np.fromiter((count(i) for i in range(n)), np.int64, n),
+                            c.change_epoch, len(c.change_log))
+    entry = cluster.node_cached(("PodTopologySpread/counts", namespace, selector), compute)
+    log = cluster.change_log
+    if entry.epoch != cluster.change_epoch:
+        entry.counts = compute(cluster).counts
+    elif entry.pos < len(log):
+        for i in set(log[entry.pos:]):
+            entry.counts[i] = count(i)
+    entry.epoch, entry.pos = cluster.change_epoch, len(log)
+    return entry.counts
+
+
+def _included(c: TopologySpreadConstraint, pod: Pod, cluster: Cluster) -> np.ndarray | None:
+    """``matchNodeInclusionPolicies`` per node; None when every node is included."""
+    affinity = c.node_affinity_policy == "Honor" and (
+        pod.node_selector or (pod.affinity is not None
+                              and pod.affinity.node_required is not None))
+    taints = c.node_taints_policy == "Honor"
+    if not affinity and not taints:
+        return None
+    return np.fromiter((node_included(c, pod, node) for node in cluster.nodes), bool,
+                       len(cluster.nodes))
+
+
+def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
+                  soft: tuple[tuple[TopologySpreadConstraint, ...], bool] | None = None
+                  ) -> np.ndarray | None:
+    """Upstream PreScore + Score + NormalizeScore over feasible ``nodes`` (vectorised).
+
+    None when upstream's PreScore returns Skip (no soft constraints). System-default
+    constraints do not require every topology key on a node (``requireAllTopologies``).
+    """
+    constraints, system = soft if soft is not None else soft_constraints(pod, cluster)
     if not constraints or not cluster.nodes:
         return None
-    all_nodes = cluster.nodes
-    filtered = nodes.tolist()
-    ignored = {i for i in filtered if not has_all_keys(all_nodes[i], constraints)}
-    domains: list[dict[str, int]] = [{} for _ in constraints]
-    for i in filtered:
-        if i in ignored:
-            continue
-        labels = all_nodes[i].labels
-        for ci, c in enumerate(constraints):
-            if c.topology_key != LABEL_HOSTNAME:  # per-node counts are taken at Score
-                domains[ci].setdefault(labels[c.topology_key], 0)
-    weights = []
-    for ci, c in enumerate(constraints):
-        size = len(filtered) - len(ignored) if c.topology_key == LABEL_HOSTNAME \
-            else len(domains[ci])
-        weights.append(math.log(size + 2))
+    require_all = not system
+    keyed = [_label_codes(cluster, c.topology_key) for c in constraints]
+    all_keys = np.ones(len(cluster.nodes), bool)
+    if require_all:
+        for has, _ in keyed:
+            all_keys &= has
+    ignored = ~all_keys[nodes]
+    scored = nodes[~ignored]
     ns = pod.namespace
-    for i, node in enumerate(all_nodes):
-        if not has_all_keys(node, constraints):
-            continue
-        pods = None
-        for ci, c in enumerate(constraints):
-            if not node_included(c, pod, node):
-                continue
-            domain = domains[ci]
-            value = node.labels[c.topology_key]
-            if value not in domain:  # no feasible node there (or hostname)
-                continue
-            if pods is None:
-                pods = list(cluster.node_pods[i].values())
-            domain[value] += count_matching(pods, c.selector, ns)
-
-    raw: list[int] = []
-    for i in filtered:
-        if i in ignored:
-            raw.append(-1)
-            continue
-        labels = all_nodes[i].labels
-        score = 0.0
-        for ci, c in enumerate(constraints):
-            if c.topology_key == LABEL_HOSTNAME:
-                cnt = count_matching(cluster.node_pods[i].values(), c.selector, ns)
-            else:
-                cnt = domains[ci][labels[c.topology_key]]
-            score += float(cnt) * weights[ci] + float(c.max_skew - 1)
-        raw.append(_round_half_away(score))
-    valid = [s for s in raw if s >= 0]
-    lo = min(valid) if valid else 0
-    hi = max([0, *valid])
-    out = np.zeros(len(raw), np.int64)
-    for k, s in enumerate(raw):
-        if s < 0:
-            continue  # ignored nodes score 0
-        out[k] = MAX_NODE_SCORE if hi == 0 else MAX_NODE_SCORE * (hi + lo - s) // hi
+    raw = np.zeros(nodes.size, np.float64)
+    for c, (has, codes) in zip(constraints, keyed, strict=True):
+        counts = match_counts(cluster, c.selector, ns)
+        if c.topology_key == LABEL_HOSTNAME:
+            weight = math.log(scored.size + 2)
+            cnt = counts[nodes]  # the node's own pods (Score counts them directly)
+        else:
+            domains = np.unique(codes[scored])
+            weight = math.log(domains.size + 2)
+            eligible = all_keys.copy()
+            inc = _included(c, pod, cluster)
+            if inc is not None:
+                eligible &= inc
+            width = int(codes.max()) + 1 if codes.size else 0
+            per_domain = np.bincount(codes[eligible], weights=counts[eligible],
+                                     minlength=width).astype(np.int64)
+            cnt = per_domain[codes[nodes]]  # only feasible nodes' domains are read
+        part = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
+        raw += np.where(has[nodes], part, 0.0)  # Score skips a constraint without the label
+    floor = np.floor(raw)
+    rounded = (floor + (raw - floor >= 0.5)).astype(np.int64)  # Go math.Round
+    out = np.zeros(nodes.size, np.int64)
+    valid = rounded[~ignored]
+    if not valid.size:
+        return out
+    lo, hi = int(valid.min()), max(0, int(valid.max()))
+    if hi == 0:
+        out[~ignored] = MAX_NODE_SCORE
+    else:
+        out[~ignored] = MAX_NODE_SCORE * (hi + lo - valid) // hi
     return out
 
 
@@ -250,15 +312,23 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
     name = NAME
     weight = 2
     score_key = NAME + "/score"
+    soft_key = NAME + "/soft"
 
     def relevant(self, state: CycleState) -> bool:
         """Only pods with their own constraints (system defaults are not modelled)."""
         return bool(state.pod.spread)
 
     def score_relevant(self, state: CycleState) -> bool:
-        """False without ScheduleAnyway constraints: upstream PreScore Skips (every node 0),
-        so no score entry (``--explain`` omits it) and no per-pod pass over feasible nodes."""
-        return any(c.when_unsatisfiable == SCHEDULE_ANYWAY for c in state.pod.spread)
+        """False without soft constraints (own ScheduleAnyway ones, or the system defaults
+        when the pod has none): upstream PreScore Skips (every node 0), so no score entry
+        (``--explain`` omits it) and no per-pod pass over feasible nodes."""
+        return bool(self._soft(state)[0])
+
+    def _soft(self, state: CycleState) -> tuple[tuple[TopologySpreadConstraint, ...], bool]:
+        soft = state.data.get(self.soft_key)
+        if soft is None:
+            soft = state.data[self.soft_key] = soft_constraints(state.pod, state.cluster)
+        return soft
 
     # ---- filtering ----------------------------------------------------------------------
     def pre_filter(self, state: CycleState) -> Status | None:
@@ -270,12 +340,13 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
 
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
-        state.data[self.score_key] = (nodes, spread_scores(state.pod, state.cluster, nodes))
+        state.data[self.score_key] = (nodes, spread_scores(state.pod, state.cluster, nodes,
+                                                           self._soft(state)))
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cached = state.data.get(self.score_key)
         if cached is not None and cached[0] is nodes:
             scores = cached[1]
         else:
-            scores = spread_scores(state.pod, state.cluster, nodes)
+            scores = spread_scores(state.pod, state.cluster, nodes, self._soft(state))
         return np.zeros(nodes.size, np.int64) if scores is None else scores

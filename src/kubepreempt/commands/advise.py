@@ -1,0 +1,133 @@
+"""``kubepreempt advise``: what would it take for this pod or workload to be placed?"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kubepreempt.api.spread_sources import SOURCE_KINDS
+from kubepreempt.cli import print_json
+from kubepreempt.controllers.expand import WORKLOAD_KINDS
+from kubepreempt.decide import load_cluster, resolve_pod
+from kubepreempt.manifests import load_documents
+from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
+from kubepreempt.whatif.place import expand_documents
+
+FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``advise`` command."""
+
+    @app.command("advise")
+    def advise_cmd(
+        files: FilesArg,
+        pod: Annotated[str | None, typer.Option(
+            "--pod", help="A pending pod of the input, NAMESPACE/NAME.")] = None,
+        new: Annotated[list[str] | None, typer.Option(
+            "-f", "--filename", help="A new Pod or workload to advise on (repeatable).")] = None,
+        like: Annotated[str | None, typer.Option(
+            "--node-like", help="Count nodes shaped like this existing node.")] = None,
+        shape: Annotated[str | None, typer.Option(
+            "--node-shape", help="Count nodes of this shape, e.g. cpu=8,memory=32Gi,pods=110."
+        )] = None,
+        label: Annotated[list[str] | None, typer.Option(
+            "--node-label", help="KEY=VALUE label of --node-shape nodes (repeatable).")] = None,
+        taint: Annotated[list[str] | None, typer.Option(
+            "--node-taint", help="KEY[=VALUE]:EFFECT taint of --node-shape nodes.")] = None,
+        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        seed: Annotated[int, typer.Option("--seed", help="Seed for generated names.")] = 0,
+    ) -> None:
+        """Lowest priority / PriorityClass that places it, PDBs in the way, nodes to add,
+        and the filters that exclude nodes with the smallest change that admits one."""
+        if output not in ("table", "json"):
+            raise typer.BadParameter("must be table or json", param_hint="-o")
+        if (pod is None) == (not new):
+            raise typer.BadParameter("give exactly one of --pod NAMESPACE/NAME or -f FILE",
+                                     param_hint="--pod")
+        if like and shape:
+            raise typer.BadParameter("give --node-like or --node-shape, not both",
+                                     param_hint="--node-like")
+        cluster = load_cluster(files)
+        if pod is not None:
+            target = resolve_pod(cluster, pod)
+            workloads = [(f"Pod/{target.key}", [target], False)]
+            subject = target.key
+        else:
+            docs = load_documents(new or [])
+            docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
+            expanded = expand_documents(cluster, docs, seed=seed)
+            workloads = [(key, pods, ordered) for key, pods, ordered, _ in expanded]
+            subject = ", ".join(key for key, _, _ in workloads)
+        template = node_like(cluster, like) if like else (
+            parse_shape(shape, label or (), taint or ()) if shape else None)
+        result = advise(cluster, workloads, subject=subject, node_template=template)
+        if output == "json":
+            print_json(result.to_json())
+        else:
+            render(result)
+
+
+def _outcome_text(o: dict[str, Any]) -> str:
+    if "result" in o:
+        text = o["result"] + (f" on {o['node']}" if o.get("node") else "")
+    else:
+        text = (f"{o['scheduled']} scheduled, {o['preempting']} preempting, "
+                f"{o['pending']} pending, {o['notCreated']} not created")
+    if o["victims"]:
+        text += f"; victims: {', '.join(o['victims'])}"
+    if o.get("pdbViolations"):
+        text += f"; {o['pdbViolations']} PDB violation(s)"
+    return text
+
+
+def render(a: Advice) -> None:
+    """The readable report."""
+    console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+    console.print(f"[bold]{a.subject}[/] ({a.pods} pod(s))")
+    console.print(f"As it is (priority {a.current['priority']}): {_outcome_text(a.current)}")
+    p = a.priority
+    if p["lowestValue"] is None:
+        console.print("Priority: not placed at any priority up to 1000000000.")
+    else:
+        console.print(f"Priority: lowest value that places it: {p['lowestValue']} "
+                      f"({_outcome_text(p)})")
+        pc = p.get("lowestClass")
+        if pc:
+            console.print(f"  lowest existing PriorityClass: {pc['name']} ({pc['value']}, "
+                          f"{pc['preemptionPolicy']}): {_outcome_text(pc)}")
+        else:
+            console.print("  no existing PriorityClass places it")
+    d = a.pdbs
+    console.print("PDBs violated: " + (", ".join(d["violated"]) or "none"))
+    if d["blocking"]:
+        for b in d["blocking"]:
+            console.print(f"  {b['pdb']} changes the decision; without it: "
+                          f"{_outcome_text(b['withoutIt'])}")
+    else:
+        console.print("  no PDB changes the decision")
+    if a.nodes is not None:
+        n = a.nodes
+        if n["needed"] is None and n.get("rejectedBy"):
+            console.print(f"Nodes like {n['template']}: none would help; an added one is "
+                          f"rejected by {n['rejectedBy']}")
+        elif n["needed"] is None:
+            console.print(f"Nodes like {n['template']}: more than {n['searchedUpTo']} needed")
+        else:
+            console.print(f"Nodes like {n['template']} to add so it fits without preemption: "
+                          f"{n['needed']}")
+    if a.filters_pod is None:
+        console.print("Filters: every pod finds a node (no filter analysis needed).")
+        return
+    table = Table("filter", "nodes", "reasons", "smallest change that admits a node",
+                  title=f"Filters rejecting nodes for {a.filters_pod}")
+    for f in a.filters:
+        s = f.get("suggestion")
+        text = "-" if s is None else (f"{s['change']} (admits {s['admits']}; then "
+                                      f"{s['result']}{' on ' + s['node'] if s['node'] else ''})")
+        table.add_row(f["plugin"], str(f["nodes"]), "; ".join(f["reasons"]), text)
+    console.print(table)

@@ -1,0 +1,2 @@
+"""What the workload controllers (Deployment, ReplicaSet, StatefulSet, Job, CronJob,
+DaemonSet) would create, as plain manifests."""

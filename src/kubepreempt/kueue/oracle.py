@@ -1,0 +1,35 @@
+"""Current Kueue's preemption oracle for flavor assignment (``preemption_oracle.go``).
+
+When a flavor would need preemption, flavor assignment asks whether preemption in that
+flavor-resource alone would find targets (``SimulatePreemption``): no targets makes the
+flavor ``NoCandidates`` (it loses to any flavor with targets, and the search goes on);
+targets in the preemptor's own queue make it ``Preempt``, only in other queues
+``Reclaim``. The borrowing level is the one left after the targets are gone.
+"""
+
+from __future__ import annotations
+
+from kubepreempt.kueue.flavors import G_NO_CANDIDATES, G_PREEMPT, G_RECLAIM, Granular, Oracle
+from kubepreempt.kueue.preemption import Trace, targets_for
+from kubepreempt.kueue.quota import FR, Snapshot, WorkloadInfo, lowest_subtree_that_fits
+
+
+def preemption_oracle(wl: WorkloadInfo, snap: Snapshot, now: float) -> Oracle:
+    """The oracle for ``wl`` in its ClusterQueue of ``snap``."""
+    st = snap.cqs[wl.cluster_queue]
+
+    def simulate(fr: FR, quantity: int) -> Granular:
+        req = {fr[0]: {fr[1]: quantity}}
+        targets = targets_for(wl, req, {fr}, snap, now, Trace())
+        if not targets:
+            return G_NO_CANDIDATES, lowest_subtree_that_fits(st, fr, quantity)[0]
+        for t in targets:
+            snap.remove_workload(t.info)
+        level = lowest_subtree_that_fits(st, fr, quantity)[0]
+        for t in targets:
+            snap.add_workload(t.info)
+        if any(t.info.cluster_queue == st.name for t in targets):
+            return G_PREEMPT, level
+        return G_RECLAIM, level
+
+    return simulate

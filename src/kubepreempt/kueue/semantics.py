@@ -1,0 +1,92 @@
+"""Which Kueue release the engine follows: one engine, a few named switches.
+
+Kueue v0.7.0 (the seed's release) and current upstream differ in a handful of rules. The
+engine reads these switches instead of keeping two copies of any algorithm; each switch
+names the rule it changes and the release it arrived in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kubepreempt.api.errors import InputError
+
+V0_7 = "v0.7"
+CURRENT = "current"
+# The upstream source the CURRENT switches follow (see docs/CONFORMANCE.md).
+CURRENT_RELEASE = "main (v0.17 era, v1beta2)"
+
+
+@dataclass(frozen=True, slots=True)
+class Semantics:
+    """The rules that differ between the Kueue releases kubepreempt models."""
+
+    version: str
+    # GetQueueOrderTimestamp: an AdmissionCheck eviction also resets the queue-order time
+    # (v0.9+); v0.7 uses the eviction time only for PodsReadyTimeout evictions.
+    admission_check_eviction_orders: bool
+    # The LendingLimit feature gate's default (alpha/off in v0.7, beta/on since v0.9).
+    lending_limit_default: bool
+    # Cohort objects with parentName, their own quota and limits, and cycle detection
+    # (v0.9+); v0.7 cohorts are only names on ClusterQueues.
+    hierarchical_cohorts: bool
+    # kueue.x-k8s.io versions read (v1beta2 since v0.15; older objects are converted).
+    api_versions: tuple[str, ...]
+    # A ClusterQueue without a cohort may not set borrowing/lending limits (webhook);
+    # kept off for v0.7 so its existing inputs load as before.
+    validate_limits: bool
+    # v1beta2's priorityClassRef: a v1beta1 priorityClassName without a
+    # priorityClassSource converts to no class (v0.7 looked the name up).
+    priority_class_needs_source: bool
+    # Quota checks use the snapshot's available/potential capacity walking the cohort
+    # tree (``Available``, ``PotentialAvailable``, ``FindHeightOfLowestSubtreeThatFits``);
+    # v0.7 compared usage with nominal + borrowingLimit and the flat cohort's total.
+    available_quota: bool
+    # A flavor is matched against the pod set's node selector/affinity restricted to its
+    # own label keys; v0.7 used the union of the resource group's flavors' keys.
+    flavor_own_label_keys: bool
+    # Classic preemption classifies candidates (own queue, hierarchical reclaim, reclaim
+    # with/without borrowing) and makes up to two greedy passes; v0.7 made one pass per
+    # heuristic and switched borrowing off mid-way.
+    classified_preemption: bool
+    # Preempted condition: detailed reasons and "... due to ...; preemptor path: ..."
+    # messages (v0.7: InClusterQueue/InCohort, "... in the ClusterQueue|cohort").
+    detailed_preempted_condition: bool
+    # Fair sharing always runs its own search: the cohort tree is walked for the highest
+    # dominant resource share (float, weight 0 infinite only while borrowing), the
+    # preemptor's share includes the incoming workload, borrowWithinCohort is ignored.
+    # v0.7 fell back to classic when every candidate was in the preemptor's queue.
+    fair_sharing_tree: bool
+    # A ClusterQueue's usage counts every flavor-resource its workloads hold, declared
+    # in its quota or not (``addUsage``); v0.7 counted only the declared ones.
+    usage_of_undeclared: bool
+    # Flavor assignment asks the preemption oracle per flavor (a flavor whose preemption
+    # finds no targets loses to later flavors under whenCanPreempt: TryNextFlavor).
+    flavor_preemption_oracle: bool
+
+
+SEMANTICS: dict[str, Semantics] = {
+    V0_7: Semantics(V0_7, admission_check_eviction_orders=False, lending_limit_default=False,
+                    hierarchical_cohorts=False, api_versions=("v1beta1",),
+                    validate_limits=False, priority_class_needs_source=False,
+                    available_quota=False, flavor_own_label_keys=False,
+                    classified_preemption=False, detailed_preempted_condition=False,
+                    fair_sharing_tree=False, usage_of_undeclared=False,
+                    flavor_preemption_oracle=False),
+    CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
+                       lending_limit_default=True, hierarchical_cohorts=True,
+                       api_versions=("v1beta1", "v1beta2", "v1alpha1"),
+                       validate_limits=True, priority_class_needs_source=True,
+                       available_quota=True, flavor_own_label_keys=True,
+                       classified_preemption=True, detailed_preempted_condition=True,
+                       fair_sharing_tree=True, usage_of_undeclared=True,
+                       flavor_preemption_oracle=True),
+}
+
+
+def semantics_for(version: str) -> Semantics:
+    """The switches for ``--kueue-version`` (``v0.7`` or ``current``)."""
+    key = CURRENT if version in ("", CURRENT, "latest") else version
+    if key not in SEMANTICS:
+        raise InputError(f"--kueue-version {version!r} is not one of {sorted(SEMANTICS)}")
+    return SEMANTICS[key]

@@ -1,0 +1,349 @@
+"""Place new pods one at a time, in the order kube-scheduler's queue pops them.
+
+The queue is upstream's ``PrioritySort``: higher priority first, then the time the pod
+entered the queue (here: creation order — the workloads' pods in input order, each
+workload's pods in the order its controller creates them). A StatefulSet with
+``podManagementPolicy: OrderedReady`` creates its next pod only once the previous one is
+Running and Ready, so that pod joins the back of the queue only after its predecessor was
+placed (bound, or nominated after preempting: it binds once its victims are gone); if the
+predecessor stays pending, the rest are reported as not created.
+
+Each decision is one ``schedule_one`` cycle (the library's, simulator's and bench's) with
+one shared :class:`Scheduler`, applied before the next pod: a bind takes its place; a preemption
+deletes its victims at once (their PodDisruptionBudgets lose one allowed disruption each,
+as the disruption controller would recompute), clears the lower-priority nominations it
+displaced and nominates the pod, which then counts on that node for everyone after it
+(the two-pass nominated check). A pod that fits nowhere stays pending; nothing retries it
+later (upstream would, on a cluster event — the answer here is for the moment of apply).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.objects import Pod, parse_pod
+from kubepreempt.api.spread_sources import SOURCE_KINDS
+from kubepreempt.cluster import Cluster
+from kubepreempt.controllers.expand import (
+    POD_TEMPLATE_HASH,
+    WORKLOAD_KINDS,
+    Expansion,
+    Names,
+    expand,
+)
+from kubepreempt.decide import (
+    IGNORED,
+    PREEMPT,
+    SCHEDULED,
+    SKIPPED,
+    UNSCHEDULABLE,
+    Decision,
+    decision_from,
+)
+from kubepreempt.manifests import Documents
+from kubepreempt.scheduler.cycle import schedule_one
+from kubepreempt.scheduler.preemption import Evaluator
+from kubepreempt.scheduler.scheduler import Scheduler
+
+NOT_CREATED = "not-created"
+
+
+@dataclass(slots=True, eq=False)
+class Placement:
+    """What happened to one new pod."""
+
+    pod: Pod
+    workload: str  # Kind/namespace/name, or Pod/namespace/name for a bare pod
+    result: str  # scheduled | preempt | unschedulable | not-created
+    node: str | None = None
+    victims: list[Pod] = field(default_factory=list)
+    message: str = ""
+    pdb_violations: int = 0
+    cleared_nominations: list[str] = field(default_factory=list)
+    decision: Decision | None = None
+    bound_node: str | None = None  # a preemptor's node once its victims are gone
+
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """One entry of the ``pods`` list of ``-o json``."""
+        if self.decision is not None:
+            out = self.decision.to_json(explain=explain)
+        else:
+            out = {"pod": self.pod.key, "result": self.result, "node": None, "victims": []}
+        out["workload"] = self.workload
+        out["priority"] = self.pod.priority
+        if self.result == PREEMPT:
+            # The settle pass may have preempted again: report everything it did.
+            out.update(node=self.node, victims=sorted(v.key for v in self.victims),
+                       pdbViolations=self.pdb_violations,
+                       clearedNominations=sorted(self.cleared_nominations),
+                       boundTo=self.bound_node)
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+@dataclass(slots=True)
+class WhatIf:
+    """Every new pod's placement, in the order they were decided (not-created last)."""
+
+    placements: list[Placement]
+
+    def count(self, result: str) -> int:
+        """How many pods ended with ``result``."""
+        return sum(1 for p in self.placements if p.result == result)
+
+    @property
+    def victims(self) -> list[Pod]:
+        """Every pod deleted by a preemption, in order."""
+        return [v for p in self.placements for v in p.victims]
+
+    def summary(self) -> dict[str, Any]:
+        """Counts, victims by owner and by PriorityClass, PDB violations, nominations."""
+        victims = self.victims
+        by_owner = Counter(owner_of(v) for v in victims)
+        by_class = Counter(v.priority_class_name or f"(priority {v.priority})"
+                           for v in victims)
+        return {
+            "pods": len(self.placements),
+            "scheduled": self.count(SCHEDULED),
+            "preempting": self.count(PREEMPT),
+            "boundAfterPreemption": sum(1 for p in self.placements
+                                        if p.result == PREEMPT and p.bound_node),
+            "pending": self.count(UNSCHEDULABLE),
+            "ignored": self.count(IGNORED) + self.count(SKIPPED),
+            "notCreated": self.count(NOT_CREATED),
+            "victims": len(victims),
+            "victimsByOwner": dict(sorted(by_owner.items())),
+            "victimsByPriorityClass": dict(sorted(by_class.items())),
+            "pdbViolations": sum(p.pdb_violations for p in self.placements),
+            "clearedNominations": sorted({k for p in self.placements
+                                          for k in p.cleared_nominations}),
+        }
+
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """The ``-o json`` object: ``pods`` (in decision order) and ``summary``."""
+        return {"pods": [p.to_json(explain) for p in self.placements],
+                "summary": self.summary()}
+
+
+def owner_of(pod: Pod) -> str:
+    """``Kind/namespace/name`` of the pod's controller (a ReplicaSet named
+    ``<deployment>-<pod-template-hash>`` is reported as its Deployment), or the pod."""
+    meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
+    for ref in (meta or {}).get("ownerReferences") or []:
+        if not isinstance(ref, Mapping) or not ref.get("controller"):
+            continue
+        kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
+        suffix = "-" + pod.labels.get(POD_TEMPLATE_HASH, "\0")
+        if kind == "ReplicaSet" and name.endswith(suffix) and len(name) > len(suffix):
+            return f"Deployment/{pod.namespace}/{name[:-len(suffix)]}"
+        return f"{kind}/{pod.namespace}/{name}"
+    return f"Pod/{pod.key}"
+
+
+@dataclass(slots=True)
+class _Group:
+    """One workload's pods waiting to be created (OrderedReady: one at a time)."""
+
+    key: str
+    pods: list[Pod]
+    ordered: bool
+    next: int = 0
+
+
+def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
+                     now: float = 0.0) -> list[tuple[str, list[Pod], bool, list[dict]]]:
+    """Bare pods and workloads of ``docs`` as ``(workload, pods, ordered, created)``.
+
+    Pods are typed with the cluster's PriorityClasses; generated names avoid the
+    cluster's pods. A bare pod that already exists in the cluster is an input error.
+    """
+    names = Names(seed, set(cluster.pods) | set(cluster.pending))
+    replicasets = [o.body for o in docs.of("ReplicaSet")] + list(cluster_replicasets(cluster))
+    out: list[tuple[str, list[Pod], bool, list[dict]]] = []
+    resolve = cluster.priority.resolve
+    sources = cluster.spread_sources
+    for kind in SOURCE_KINDS:  # new Services and controllers select the new pods too
+        for o in docs.of(kind):
+            sources.add(kind, o.body, o.source)
+    admit = cluster.runtime_classes.admit
+    for o in docs.of("Pod"):
+        pod = parse_pod(admit(o.body, o.source), o.source, resolve)
+        if pod.bound:
+            raise InputError("a new pod must not have spec.nodeName", o.source, "Pod", pod.key)
+        if not names.claim(pod.namespace, pod.name):
+            raise InputError("already exists in the cluster", o.source, "Pod", pod.key)
+        out.append((f"Pod/{pod.key}", [pod], False, []))
+    for kind in WORKLOAD_KINDS:
+        for o in docs.of(kind):
+            exp = expand(o.body, names, nodes=cluster.nodes, replicasets=replicasets,
+                         now=now, source=o.source)
+            for created in exp.created:
+                if created.get("kind") in SOURCE_KINDS:
+                    sources.add(str(created["kind"]), created, o.source)
+            out.append((exp.key, _typed(exp, resolve, admit), exp.ordered_ready,
+                        exp.created))
+    return out
+
+
+def cluster_replicasets(cluster: Cluster) -> Iterable[Mapping[str, Any]]:
+    """The ReplicaSets loaded with the cluster."""
+    return list(cluster.spread_sources.replicaset_bodies)
+
+
+def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
+    """Typed pods, each through the API server's RuntimeClass admission as it is created
+    (before it has a UID: admission runs on create)."""
+    out = []
+    for i, manifest in enumerate(exp.pods):
+        source = Source(f"{exp.source}:{exp.kind}/{exp.name}", i)
+        meta = manifest["metadata"]
+        bare = {**manifest, "metadata": {k: v for k, v in meta.items() if k != "uid"}}
+        admitted = admit(bare, source)
+        if admitted is not bare:
+            manifest = {**admitted, "metadata": meta}
+        out.append(parse_pod(manifest, source, resolve))
+    return out
+
+
+def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
+          preemption: bool = True, explain: bool = False,
+          scheduler: Scheduler | None = None, now: float | None = None) -> WhatIf:
+    """Decide and apply each new pod in queue order (see the module docstring).
+
+    ``workloads`` are ``(workload key, pods in creation order, ordered_ready)``. The
+    cluster is changed: binds, victims removed, nominations. ``explain`` keeps each
+    :class:`Decision` (scores and statuses) on its placement.
+    """
+    sched = scheduler or Scheduler(cluster)
+    at = time.time() if now is None else now
+    groups = [_Group(key, list(pods), ordered) for key, pods, ordered in workloads]
+    heap: list[tuple[int, int, int]] = []
+    seq = 0
+
+    def create(gi: int) -> None:
+        nonlocal seq
+        group = groups[gi]
+        pod = group.pods[group.next]
+        group.next += 1
+        cluster.add_pending(pod)
+        heapq.heappush(heap, (-pod.priority, seq, gi))
+        seq += 1
+        by_pod[seq - 1] = pod
+
+    by_pod: dict[int, Pod] = {}
+    for gi, group in enumerate(groups):
+        for _ in range(1 if group.ordered else len(group.pods)):
+            if group.next < len(group.pods):
+                create(gi)
+    placements: list[Placement] = []
+    while heap:
+        _, s, gi = heapq.heappop(heap)
+        pod = by_pod.pop(s)
+        decision = decide(sched, pod, preemption, explain, at)
+        placement = _apply(cluster, sched, pod, groups[gi].key, decision, at)
+        placement.decision = decision
+        placements.append(placement)
+        group = groups[gi]
+        if group.ordered and placement.result in (SCHEDULED, PREEMPT) \
+                and group.next < len(group.pods):
+            create(gi)
+    _settle(cluster, sched, placements, preemption, at)
+    for group in groups:
+        prev = group.pods[group.next - 1].name if group.next else ""
+        for pod in group.pods[group.next:]:
+            placements.append(Placement(
+                pod, group.key, NOT_CREATED,
+                message=f"not created: OrderedReady waits for {prev} to be Running and Ready"))
+    return WhatIf(placements)
+
+
+def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
+            preemption: bool, now: float) -> None:
+    """Victims take their grace period to go, far longer than the queue takes to drain:
+    once they are gone each preemptor is tried again, in queue order. It binds if it
+    still fits (its nominated node first); a higher-priority pod may have taken the room
+    meanwhile, or its nomination been cleared: then it preempts once more (and binds
+    after those victims too) or stays pending."""
+    order = {id(p): i for i, p in enumerate(placements)}
+    todo = sorted((p for p in placements if p.result == PREEMPT),
+                  key=lambda p: (-p.pod.priority, order[id(p)]))
+    for p in todo:
+        for _ in range(2):
+            decision = decide(sched, p.pod, preemption, False, now)
+            if decision.result == SCHEDULED:
+                assert decision.node is not None
+                p.pod.start_time = now
+                cluster.bind(p.pod, decision.node)
+                sched.nominator.remove(p.pod)
+                p.bound_node = decision.node
+                break
+            if decision.result != PREEMPT:
+                p.message = f"preempted, but fits nowhere once its victims left: " \
+                            f"{decision.message}"
+                break
+            again = _apply(cluster, sched, p.pod, p.workload, decision, now)
+            p.node = again.node
+            p.victims += again.victims
+            p.pdb_violations += again.pdb_violations
+            p.cleared_nominations += again.cleared_nominations
+
+
+def decide(sched: Scheduler, pod: Pod, preemption: bool, explain: bool, now: float
+           ) -> Decision:
+    """One scheduling cycle (``schedule_one``, the path the library, simulator and bench
+    share); per-node statuses, scores and every candidate only with ``explain``."""
+    evaluator = Evaluator(sched, now=now, materialize=explain)
+    cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
+                         evaluator=evaluator)
+    return decision_from(cycle, sched.cluster)
+
+
+def _apply(cluster: Cluster, sched: Scheduler, pod: Pod, workload: str,
+           decision: Decision, now: float) -> Placement:
+    if decision.result == SCHEDULED:
+        assert decision.node is not None
+        pod.start_time = now  # it starts once bound: the newest pod for later preemptions
+        cluster.bind(pod, decision.node)
+        sched.nominator.remove(pod)
+        return Placement(pod, workload, SCHEDULED, decision.node)
+    if decision.result == PREEMPT:
+        assert decision.preemption is not None and decision.node is not None
+        victims = list(decision.preemption.victims)
+        for victim in victims:
+            cluster.remove(victim)
+            for pdb in cluster.pdbs:
+                if (pdb.namespace == victim.namespace and pdb.selector is not None
+                        and pdb.selector.matches(victim.labels)):
+                    pdb.disruptions_allowed = max(0, pdb.disruptions_allowed - 1)
+        for other in decision.preemption.cleared_nominations:
+            sched.nominator.remove(other)
+        sched.nominator.add(pod, decision.node)
+        return Placement(pod, workload, PREEMPT, decision.node, victims,
+                         pdb_violations=decision.pdb_violations,
+                         cleared_nominations=list(decision.cleared_nominations))
+    # unschedulable, or ignored (another schedulerName) / skipped (being deleted)
+    return Placement(pod, workload, decision.result, message=decision.message)
+
+
+def what_if(cluster: Cluster, docs: Documents, *, seed: int = 0, now: float | None = None,
+            preemption: bool = True, explain: bool = False,
+            extra_pods: Iterable[Pod] = ()) -> WhatIf:
+    """Library entry point: expand ``docs`` (Pods and workloads) and place every pod.
+
+    ``extra_pods`` (pending pods already in the cluster, e.g. ``--pod``) join the queue
+    first, in the given order. ``seed`` fixes generated names and UIDs; ``now`` (default:
+    the current time) is the CronJobs' schedule time and the start time of placed pods.
+    The cluster is changed as the pods are placed.
+    """
+    at = time.time() if now is None else now
+    groups = [(f"Pod/{p.key}", [p], False) for p in extra_pods]
+    groups += [(key, pods, ordered) for key, pods, ordered, _ in
+               expand_documents(cluster, docs, seed=seed, now=at)]
+    return place(cluster, groups, preemption=preemption, explain=explain, now=at)

@@ -1,0 +1,151 @@
+"""Current upstream's ``TestHierarchicalPreemptions``
+(pkg/scheduler/preemption/preemption_hierarchical_test.go), with the same cohort trees,
+queues, workloads and expected victims and reasons. Hierarchical cohorts do not exist in
+Kueue v0.7, so these run under current semantics only.
+
+Upstream's queues written ``q(0)`` have a flavor without cpu quota; here they declare
+cpu nominal 0, which holds the same quota and tracks the same usage. All admitted
+workloads reserved quota at the same instant, as upstream's ``ReserveQuotaAt(..., now)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kueue_builders import BASE, CURRENT, NOW, cq, flavor, inputs, preempt, wl
+
+from kubepreempt.kueue.admission import decide
+from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment
+from kubepreempt.kueue.preemption import Trace, get_targets
+from kubepreempt.kueue.quota import Snapshot, workload_info
+
+LP, ANY = "LowerPriority", "Any"
+P = Mode.PREEMPT
+CPU = {"main": {"cpu": ("default", P)}}
+
+
+def cohort(name: str, parent: str = "", cpu: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if parent:
+        spec["parentName"] = parent
+    if cpu is not None:
+        spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [
+            {"name": "default", "resources": [{"name": "cpu", "nominalQuota": cpu}]}]}]
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
+            "metadata": {"name": name}, "spec": spec}
+
+
+def queue(name: str, parent: str, cpu: str = "0", reclaim: str = ANY,
+          bwc_threshold: int | None = None) -> dict[str, Any]:
+    """withinClusterQueue LowerPriority, as every queue of the upstream table."""
+    return cq(name, [("default", {"cpu": cpu})], cohort=parent, within=LP, reclaim=reclaim,
+              borrow_within=LP if bwc_threshold is not None else None,
+              threshold=bwc_threshold)
+
+
+def adm(name: str, prio: int, q: str, cpu: str, usage: str | None = None) -> dict[str, Any]:
+    """An admitted workload; ``usage`` is the admission's resourceUsage when it differs."""
+    w = wl(name, {"cpu": cpu}, prio, admitted=q, reserved_at=BASE)
+    if usage is not None:
+        w["status"]["admission"]["podSetAssignments"][0]["resourceUsage"] = {"cpu": usage}
+    return w
+
+
+def incoming(prio: int, cpu: str) -> dict[str, Any]:
+    w = wl("in", {"cpu": cpu}, prio, uid="wl-in")
+    w["metadata"]["labels"] = {"kueue.x-k8s.io/job-uid": "job-in"}
+    return w
+
+
+R_C2 = [flavor("default"), cohort("r"), cohort("c", "r", "2")]
+R1_C4 = [flavor("default"), cohort("r", cpu="1"), cohort("c", "r", "4")]
+
+# name -> (objects, incoming, {victim: reason})
+CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any], dict[str, str]]] = {
+    "preempt with hierarchical advantage": (
+        [*R_C2, queue("q", "c"), queue("q_borrowing", "r"),
+         adm("admitted2", 0, "q_borrowing", "2")],
+        incoming(0, "2"), {"admitted2": "InCohortReclamation"}),
+    "avoid queues within nominal quota": (
+        [*R_C2, queue("q_nominal", "r", "2"), queue("q", "c"), queue("q_borrowing", "r"),
+         adm("admitted1", -10, "q_nominal", "2"), adm("admitted2", 0, "q_borrowing", "2")],
+        incoming(0, "2"), {"admitted2": "InCohortReclamation"}),
+    "preempt multiple with hierarchical advantage": (
+        [*R_C2, queue("q", "c"), queue("q_borrowing", "r"),
+         adm("admitted1", 1, "q_borrowing", "1"), adm("admitted2", 2, "q_borrowing", "1")],
+        incoming(0, "2"), {"admitted1": "InCohortReclamation",
+                           "admitted2": "InCohortReclamation"}),
+    "preempt in cohort and own CQ": (
+        [flavor("default"), cohort("r"), cohort("c", "r", "3"),
+         queue("q", "c", bwc_threshold=0), queue("q_same_cohort", "c"),
+         adm("admitted_not_preemptible", 1, "q_same_cohort", "1"),
+         adm("admitted_preemptible", 0, "q_same_cohort", "1", usage="2"),
+         adm("admitted_own_queue", -1, "q", "1")],
+        incoming(1, "2"), {"admitted_own_queue": "InClusterQueue",
+                           "admitted_preemptible": "InCohortReclaimWhileBorrowing"}),
+    "prefer to preempt hierarchical candidate": (
+        [*R_C2, queue("q", "c"), queue("q_borrowing", "r"),
+         adm("admitted_borrowing", 1, "q_borrowing", "1"),
+         adm("admitted_same_queue", -2, "q", "1")],
+        incoming(0, "1"), {"admitted_borrowing": "InCohortReclamation"}),
+    "forced to preempt priority candidate": (
+        [*R_C2, queue("q", "c", bwc_threshold=0), queue("q_nominal", "r", "2"),
+         queue("q_same_cohort", "c"), adm("admitted_nominal", -10, "q_nominal", "2"),
+         adm("admitted_same_cohort", -1, "q_same_cohort", "2")],
+        incoming(0, "2"), {"admitted_same_cohort": "InCohortReclaimWhileBorrowing"}),
+    "incoming workload fits in CQ nominal quota": (
+        [*R_C2, queue("q", "c", "4"), queue("q_borrowing", "r"), queue("q_same_cohort", "c"),
+         adm("admitted_borrowing", 10, "q_borrowing", "3"),
+         adm("admitted_same_cohort", 10, "q_same_cohort", "3")],
+        incoming(0, "4"), {"admitted_borrowing": "InCohortReclamation",
+                           "admitted_same_cohort": "InCohortReclamation"}),
+    "preempt hierarchical and priority candidates": (
+        [*R1_C4, queue("q", "c", reclaim=LP, bwc_threshold=0), queue("q_borrowing", "r"),
+         queue("q_same_cohort", "c"), adm("admitted_borrowing", -1, "q_borrowing", "2"),
+         adm("admitted_same_cohort_preemptible", -1, "q_same_cohort", "1"),
+         adm("admitted_borrowing_not_preemptible", 1, "q_borrowing", "2")],
+        incoming(0, "3"), {"admitted_borrowing": "InCohortReclamation",
+                           "admitted_same_cohort_preemptible":
+                               "InCohortReclaimWhileBorrowing"}),
+    "preempt hierarchical candidates and inside CQ": (
+        [*R1_C4, queue("q", "c", reclaim=LP, bwc_threshold=0), queue("q_borrowing", "r"),
+         queue("q_same_cohort", "c"), adm("admitted_borrowing", -1, "q_borrowing", "2"),
+         adm("admitted_same_queue_preemptible", -1, "q", "1"),
+         adm("admitted_borrowing_not_preemptible", 1, "q_borrowing", "2")],
+        incoming(0, "3"), {"admitted_borrowing": "InCohortReclamation",
+                           "admitted_same_queue_preemptible": "InClusterQueue"}),
+}
+
+
+def _targets(objs: list[dict[str, Any]], inc: dict[str, Any]) -> dict[str, str]:
+    inp = inputs([*objs, inc], CURRENT)
+    others = [w for k, w in inp.workloads.items() if k != "default/in"]
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, others, inp.config, inp.cohorts)
+    a = Assignment([PodSetAssignment("main", {"cpu": FlavorAssignment("default", P)},
+                                     fits=False)])
+    got = get_targets(workload_info(inp.workloads["default/in"], "q"), a, snap, NOW, Trace())
+    return {t.info.obj.name: t.reason for t in got}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_upstream_hierarchical_preemptions(name: str) -> None:
+    objs, inc, want = CASES[name]
+    assert _targets(objs, inc) == want
+    assert preempt(objs, inc, "q", CPU, CURRENT) == set(want)  # snapshot restored
+
+
+def test_preempted_condition_names_both_paths() -> None:
+    # "preempt with hierarchical advantage": the message upstream's table expects.
+    objs, inc, _ = CASES["preempt with hierarchical advantage"]
+    inc = dict(inc, spec={**inc["spec"], "queueName": "q"})
+    inp = inputs([*objs, inc], CURRENT)
+    d = decide(inp, "default/in", BASE + 100)
+    assert d.result == "preempt"
+    conds = {c["type"]: c for c in d.victim_status()["default/admitted2"]["conditions"]}
+    msg = ("Preempted to accommodate a workload (UID: wl-in, JobUID: job-in) due to "
+           "reclamation within the cohort; preemptor path: /r/c/q; preemptee path: "
+           "/r/q_borrowing")
+    assert (conds["Evicted"]["reason"], conds["Evicted"]["message"]) == ("Preempted", msg)
+    assert (conds["Preempted"]["reason"], conds["Preempted"]["message"]) == (
+        "InCohortReclamation", msg)
