@@ -9,6 +9,7 @@ is compared with the materialised one on the very same state.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,10 @@ def spy(real):
             # Same options, but every candidate built and no incremental cache.
             full_kw["evaluator"] = Evaluator(sched, sample=ev.sample, now=ev.now,
                                              fast=False, materialize=True)
+            full_kw["evaluator"].rng.setstate(ev.rng.getstate())  # the same window offset
+        sampler = kw.get("node_sampler")
+        if sampler is not None:  # the same rotation, without advancing the caller's
+            full_kw["node_sampler"] = replace(sampler)
         sched.use_cached_statuses = False
         full = real(sched, pod, **{**full_kw, "explain": True})
         sched.use_cached_statuses = True
@@ -94,11 +99,13 @@ def test_bench_runner_places_each_pod_where_the_library_decides(path: str) -> No
             assert stats.placements == {} and stats.unschedulable == 1
 
 
+@pytest.mark.parametrize("queue", ["1.36", "classic"])
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: Path(p).name)
-def test_simulator_attempts_agree_with_the_materialised_cycle(path, monkeypatch) -> None:
+def test_simulator_attempts_agree_with_the_materialised_cycle(path, queue,
+                                                              monkeypatch) -> None:
     checked, seen = spy(cycle.schedule_one)
     monkeypatch.setattr(engine, "schedule_one", checked)
-    result = simulate(load_scenario([path], seed=1))
+    result = simulate(load_scenario([path], seed=1), queue=queue)
     assert seen, "the scenario made scheduling attempts"
     # Attempts of a template that just failed on the same state skip the cycle.
     assert 0 < len(seen) <= result.metrics["attempts"]

@@ -18,7 +18,7 @@ KEY = ("preempted", "nominated", "nomination-cleared", "bound", "terminated", "c
 
 
 def _pod(name: str, cpu: int, extra_meta: str = "", extra_spec: str = "",
-         node_name: str = "", **ann: str) -> str:
+         node_name: str = "", ports: str = "", **ann: str) -> str:
     """A priority-0 pod with extra metadata / spec YAML (indented two spaces)."""
     annotations = "".join(f"\n    kubepreempt.io/{k.replace('_', '-')}: \"{v}\""
                           for k, v in ann.items())
@@ -34,7 +34,7 @@ metadata:
 spec:
   priority: 0{placed}{extra_spec}
   containers:
-  - name: c
+  - name: c{ports}
     resources: {{requests: {{cpu: "{cpu}"}}}}
 """
 
@@ -136,6 +136,21 @@ def test_anti_affinity_pod_not_moved_by_unrelated_binds() -> None:
     # Classic: every bind moves every pod with inter-pod terms.
     classic = run(AFFINITY_SCEN, queue="classic", until=6)
     assert _unsched(classic, "a") == [0.0, 5.0] and _unsched(classic, "d") == [0.0, 5.0]
+
+
+HOST_PORT = "\n    ports: [{containerPort: 80, hostPort: 8080}]"
+PORTS = (node("n1", 8) + _pod("h1", 1, node_name="n1", ports=HOST_PORT, duration="10s")
+         + _pod("o", 1, node_name="n1", duration="5s") + _pod("w", 1, ports=HOST_PORT))
+
+
+def test_host_port_pod_moved_only_by_the_deletion_of_the_port_holder() -> None:
+    # w wants host port 8080, held by h1: rejected by NodePorts. o's completion at 5 s
+    # frees no port (skip); h1's at 10 s does (Queue), and w binds.
+    r = run(PORTS)
+    assert _unsched(r, "w") == [0.0]
+    assert timeline(r, "bound") == [(10.0, "bound", "w", "n1")]
+    assert r.records["default/w"].unschedulable_plugins == frozenset({"NodePorts"})
+    assert _unsched(run(PORTS, queue="classic"), "w") == [0.0, 5.0]
 
 
 BIG = (node("n1", 4) + pod("r", 4, 0, "n1") + pod("big", 8, 0)

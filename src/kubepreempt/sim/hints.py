@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, Taint, tolerates_all
+from kubepreempt.api.ports import ports_conflict
 from kubepreempt.scheduler.plugins.inter_pod_affinity import term_matches
 from kubepreempt.scheduler.plugins.node_affinity import matches_node
-from kubepreempt.scheduler.plugins.node_ports import _conflict as ports_conflict
 from kubepreempt.scheduler.plugins.pod_topology_spread import DO_NOT_SCHEDULE, has_all_keys
 
 POD_DELETE = "AssignedPodDelete"
@@ -88,7 +88,7 @@ def _ports_hint(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
     if ev.kind != POD_DELETE:
         return False
     assert ev.pod is not None
-    return any(ports_conflict(w, used) for w in pod.host_ports for used in ev.pod.host_ports)
+    return bool(ev.pod.host_ports) and ports_conflict(pod.host_ports, ev.pod.host_ports)
 
 
 def _matches_all(terms, other: Pod, ns: NsLabels) -> bool:
