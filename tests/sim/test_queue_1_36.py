@@ -273,3 +273,18 @@ def test_design_doc_example_4_file_under_1_36() -> None:
     r = simulate(load_scenario([str(path)]))
     assert r.queue == "1.36"
     assert (60.0, "nomination-cleared", "c", "node-1") in timeline(r, *KEY)
+
+
+def test_pod_failing_without_a_plugin_waits_in_the_error_backoffq() -> None:
+    # No nodes at all: ErrNoNodesAvailable is an error, no plugin rejected the pod, so it is
+    # requeued at once into podErrorBackoffQ, which activeQ never pops from early. It is
+    # retried when each backoff (1, 2, 4, 8, then 10 s from the failure, truncated to the
+    # window) is over, one window later: 2, 5, 10, 19, 30, 41, ... 96, 107; the node that
+    # arrives at 100 s moves nothing (the pod is not in the pool) and it binds at 107.
+    scen = pod("p", 1, 0) + node("n1", 4, arrival="100s")
+    r = run(scen)
+    assert _unsched(r, "p") == [0.0, 2.0, 5.0, 10.0, 19.0, 30.0, 41.0, 52.0, 63.0, 74.0,
+                                85.0, 96.0]
+    assert timeline(r, "bound") == [(107.0, "bound", "p", "n1")]
+    # Classic: the pod waits in the pool and the new node moves it.
+    assert timeline(run(scen, queue="classic"), "bound") == [(100.0, "bound", "p", "n1")]

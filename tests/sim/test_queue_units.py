@@ -16,10 +16,12 @@ def _pod(name: str, priority: int = 0) -> Pod:
     return Pod(name=name, namespace="default", priority=priority)
 
 
-def _failed_at(queue: SchedulingQueue, name: str, t: float, priority: int = 0):
+def _failed_at(queue: SchedulingQueue, name: str, t: float, priority: int = 0,
+               rejectors: frozenset[str] = frozenset({"NodeResourcesFit"})):
     queue.add(_pod(name, priority), 0.0)
     q = queue.pop(0.0)
     assert q is not None and q.pod.name == name
+    q.rejectors = rejectors
     queue.failed(q, t, requeue=False)
     return q
 
@@ -60,6 +62,13 @@ def test_pop_from_backoffq_when_activeq_is_empty() -> None:
     queue.add(_pod("new"), 0.9)
     queue.move_all(0.9)
     assert queue.pop(0.9).pod.name == "new"
+    # A pod that failed with no rejecting plugin waits in podErrorBackoffQ: never popped
+    # early, released by the flush.
+    err = _failed_at(queue, "err", 1.2, rejectors=frozenset())
+    assert queue.move_all(1.3) == [3.0] and err.where == "error"
+    assert not queue.ready() and queue.pop(1.3) is None
+    queue.flush_backoff(3.0)
+    assert queue.pop(3.0) is err
     # Classic never pops a backing-off pod.
     classic = SchedulingQueue(CLASSIC)
     _failed_at(classic, "x", 0.2)

@@ -194,8 +194,9 @@ class Simulator:
         while heap:
             if until is not None and heap[0][0] > until:
                 break
-            if len(heap) == len(self._flush_ticks) and self._settled():
-                break  # only pool flushes are left, and they would retry on the same state
+            if len(heap) == len(self._flush_ticks) + (len(self._wakes) if self.hints else 0) \
+                    and self._settled():
+                break  # only flushes are left, and they would retry on the same state
             time, _, _, kind, payload = heapq.heappop(heap)
             self.now = time
             handlers[kind](payload)
@@ -237,11 +238,17 @@ class Simulator:
             points.append((self.now, n))
 
     def _settled(self) -> bool:
-        """Nothing is queued but pool pods that already failed on the current state."""
+        """Nothing is queued but pool pods that already failed on the current state (1.36:
+        and backoffQ pods that did, e.g. pods failing with an error, which upstream
+        retries after every backoff for ever)."""
         queue = self.queue
-        return (self._in_flight is None and not queue.active_count and not queue.backoff_count
-                and all(q.failed_version == self.version or q.gated
-                        for q in queue.unschedulable.values()))
+        if self._in_flight is not None or queue.active_count:
+            return False
+        if self.hints:
+            return all(q.failed_version == self.version or q.gated
+                       for q in queue.info.values())
+        return not queue.backoff_count and all(
+            q.failed_version == self.version or q.gated for q in queue.unschedulable.values())
 
     def _wake(self, times: list[float] | float | None) -> None:
         """Wake at these backoffQ flushes (every second) that end backoffs."""

@@ -111,6 +111,10 @@ class SchedulingQueue:
         self.info: dict[str, QueuedPod] = {}
         self._active: list[tuple] = []
         self._backoff: list[tuple[tuple, int, str]] = []
+        # 1.36: pods that failed with no rejecting plugin (an error) wait in a separate
+        # podErrorBackoffQ, which activeQ never pops from early.
+        self._error_backoff: list[tuple[tuple, int, str]] = []
+        self.error_count = 0
         self.unschedulable: dict[str, QueuedPod] = {}
         self._seq = 0
         self.active_count = 0
@@ -155,15 +159,20 @@ class SchedulingQueue:
         """Into backoffQ; returns the backoffQ flush that will release the pod."""
         self._leave(q)
         q.token = self._next()
+        heap, where = self._backoff, "backoff"
         if self.upstream:
             expiry = aligned_backoff_expiry(q.timestamp, q.attempts)
             key: tuple = (expiry, -q.pod.priority, q.timestamp, q.token)
             release = expiry + BACKOFF_FLUSH_PERIOD  # the first window after the expiry's
+            if not q.rejectors:
+                heap, where = self._error_backoff, "error"
+                key = (expiry, q.token)  # lessBackoffCompleted: expiry only
+                self.error_count += 1
         else:
             key = (q.backoff_until(), q.token)
             release = backoff_tick(key[0])
-        heapq.heappush(self._backoff, (key, q.token, q.pod.key))
-        q.where = "backoff"
+        heapq.heappush(heap, (key, q.token, q.pod.key))
+        q.where = where
         self.backoff_count += 1
         return release
 
@@ -182,16 +191,21 @@ class SchedulingQueue:
             self.active_count -= 1
         elif q.where == "backoff":
             self.backoff_count -= 1
+        elif q.where == "error":
+            self.backoff_count -= 1
+            self.error_count -= 1
         q.where = ""
 
     # ---- the scheduler's side ---------------------------------------------------------------
     def ready(self) -> bool:
         """True when ``pop`` would return a pod."""
-        return bool(self.active_count or (self.upstream and self.backoff_count))
+        return bool(self.active_count
+                    or (self.upstream and self.backoff_count > self.error_count))
 
     def pop(self, now: float) -> QueuedPod | None:
         """The next pod to schedule (its attempt is counted), or None. In 1.36 mode an
-        empty activeQ yields the head of backoffQ, backing off or not."""
+        empty activeQ yields the head of backoffQ, backing off or not (never of the error
+        backoffQ: upstream ``popBackoff``)."""
         heaps = (self._active, self._backoff) if self.upstream else (self._active,)
         for heap in heaps:
             while heap:
@@ -271,14 +285,14 @@ class SchedulingQueue:
 
     def flush_backoff(self, now: float) -> None:
         """Move pods whose backoff has ended from backoffQ to activeQ."""
-        backoff = self._backoff
         limit = window(now) if self.upstream else now
-        while backoff and (backoff[0][0][0] < limit if self.upstream
-                           else backoff[0][0][0] <= limit):
-            _, token, key = heapq.heappop(backoff)
-            q = self.info.get(key)
-            if q is not None and q.token == token and q.where == "backoff":
-                self._to_active(q)
+        for backoff in (self._backoff, self._error_backoff):
+            while backoff and (backoff[0][0][0] < limit if self.upstream
+                               else backoff[0][0][0] <= limit):
+                _, token, key = heapq.heappop(backoff)
+                q = self.info.get(key)
+                if q is not None and q.token == token and q.where in ("backoff", "error"):
+                    self._to_active(q)
 
     def pending(self) -> int:
         """Pods waiting in any of the three places."""
