@@ -11,5 +11,6 @@ __all__ = ["InputError", "__version__"]
 __version__ = "0.1.0"
 
 from kubepreempt.decide import Decision, load_cluster, schedule  # noqa: E402
+from kubepreempt.scheduler.config import load_scheduler_config  # noqa: E402
 
-__all__ += ["Decision", "load_cluster", "schedule"]
+__all__ += ["Decision", "load_cluster", "load_scheduler_config", "schedule"]

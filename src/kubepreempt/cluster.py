@@ -12,9 +12,13 @@ import math
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from kubepreempt.admission.quota import CONFIG_KINDS as QUOTA_CONFIG_KINDS
+from kubepreempt.admission.quota import KIND as QUOTA_KIND
+from kubepreempt.admission.quota import QuotaAdmission
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import (
     Namespace,
@@ -33,8 +37,10 @@ from kubepreempt.manifests import Documents, paused_gc
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
+SCHEDULER_CONFIG_KIND = "KubeSchedulerConfiguration"
 SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
-                   "RuntimeClass", *SOURCE_KINDS)
+                   "RuntimeClass", QUOTA_KIND, *QUOTA_CONFIG_KINDS, *SOURCE_KINDS,
+                   SCHEDULER_CONFIG_KIND)
 
 
 def _clamp(amount: int) -> int:
@@ -78,6 +84,8 @@ class Cluster:
     priority: PriorityResolver = field(default_factory=PriorityResolver)
     # Applies RuntimeClass overhead and scheduling to pods the apiserver has not admitted.
     runtime_classes: RuntimeClassAdmission = field(default_factory=RuntimeClassAdmission)
+    # ResourceQuota admission for pods created after loading (schedule -f, the simulator).
+    quota: QuotaAdmission = field(default_factory=QuotaAdmission)
     generation: int = 0  # bumped on every change
     node_generation: int = 0  # bumped when nodes are added, removed or changed
     _node_cache: dict = field(default_factory=dict)
@@ -94,6 +102,9 @@ class Cluster:
     # Services / ReplicationControllers / ReplicaSets / StatefulSets: the selectors of
     # PodTopologySpread's system-default constraints.
     spread_sources: SpreadSources = field(default_factory=SpreadSources)
+    # A KubeSchedulerConfiguration among the inputs (or set by --scheduler-config): the
+    # profiles a Scheduler over this snapshot uses. None = upstream's default profile.
+    scheduler_config: Any = None
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -386,7 +397,8 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     classes: list[PriorityClass] = [parse_priority_class(o.body, o.source)
                                     for o in docs.of("PriorityClass")]
     cluster = Cluster(priority=PriorityResolver(classes), runtime_classes=RuntimeClassAdmission(
-        parse_runtime_class(o.body, o.source) for o in docs.of("RuntimeClass")))
+        parse_runtime_class(o.body, o.source) for o in docs.of("RuntimeClass")),
+        quota=QuotaAdmission.from_documents(docs))
     for o in docs.of("Namespace"):
         meta = o.body.get("metadata") or {}
         labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
@@ -420,6 +432,13 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
         else:
             cluster.add_pending(pod)
     cluster.bind_many(bound)  # one batch: per-pod numpy row updates dominated loading
+    configs = docs.of(SCHEDULER_CONFIG_KIND)
+    if len(configs) > 1:
+        raise InputError(f"more than one {SCHEDULER_CONFIG_KIND} in the input",
+                         configs[1].source, SCHEDULER_CONFIG_KIND)
+    if configs:
+        from kubepreempt.scheduler.config import parse_scheduler_config  # avoids an import cycle
+        cluster.scheduler_config = parse_scheduler_config(configs[0].body, configs[0].source)
     for kind in SOURCE_KINDS:
         for o in docs.of(kind):
             cluster.spread_sources.add(kind, o.body, o.source)

@@ -20,6 +20,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import load_documents
+from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.cycle import (
     IGNORED,
     PREEMPT,
@@ -79,6 +80,7 @@ class Decision:
     num_nodes: int = 0
     preemption_statuses: dict[str, Status] = field(default_factory=dict)
     _scores: dict[str, dict[str, int]] | None = field(default=None, repr=False)
+    profile: str | None = None  # schedulerName of the deciding profile (None: ignored)
 
     @property
     def scores(self) -> dict[str, dict[str, int]]:
@@ -105,7 +107,7 @@ class Decision:
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         """The CLI's JSON object (DESIGN.md section 3)."""
         out: dict[str, Any] = {"pod": self.pod, "result": self.result, "node": self.node,
-                               "victims": sorted(self.victims)}
+                               "victims": sorted(self.victims), "profile": self.profile}
         if self.result == PREEMPT:
             out["pdbViolations"] = self.pdb_violations
             out["clearedNominations"] = sorted(self.cleared_nominations)
@@ -133,7 +135,7 @@ class Decision:
 
 _EQ_FIELDS = ("pod", "result", "node", "victims", "message", "pdb_violations",
               "cleared_nominations", "statuses", "preemption", "num_nodes",
-              "preemption_statuses")
+              "preemption_statuses", "profile")
 
 
 def load_cluster(paths: Iterable[str], warn: bool = True) -> Cluster:
@@ -157,14 +159,17 @@ def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:
 
 def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
              sample: bool = False, seed: int | None = None, now: float | None = None,
-             scheduler: Scheduler | None = None) -> Decision:
+             scheduler: Scheduler | None = None, config: SchedulerConfig | None = None
+             ) -> Decision:
     """Decide where ``pod`` goes, as kube-scheduler would (the cluster is not changed).
 
     One scheduling cycle (:func:`kubepreempt.scheduler.cycle.schedule_one`) with every
     node's status, the score table and every preemption candidate materialised.
+    ``config`` (:func:`kubepreempt.scheduler.config.load_scheduler_config`) replaces the
+    cluster's own scheduler configuration (default: upstream's default profile).
     """
     target = resolve_pod(cluster, pod)
-    sched = scheduler or Scheduler(cluster)
+    sched = scheduler or Scheduler(cluster, config=config)
     evaluator = Evaluator(sched, sample=sample, seed=seed, now=now, materialize=True)
     cycle = schedule_one(sched, target, preemption=preemption, explain=True, now=now,
                          evaluator=evaluator)
@@ -176,7 +181,7 @@ def decision_from(cycle: CycleResult, cluster: Cluster) -> Decision:
     nodes = cluster.nodes
     statuses = {nodes[i].name: s for i, s in cycle.statuses.items()}
     out = Decision(cycle.pod.key, cycle.result, cycle.node_name, message=cycle.message,
-                   statuses=statuses, num_nodes=cycle.num_nodes)
+                   statuses=statuses, num_nodes=cycle.num_nodes, profile=cycle.profile)
     if cycle.scores:
         out._score_parts = _ScoreParts(list(nodes), cycle.feasible, cycle.scores)
     pre = cycle.preemption

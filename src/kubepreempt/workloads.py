@@ -154,7 +154,8 @@ class RunStats:
 
 def run(cluster: Cluster, pods: Iterable[Pod], progress: Callable[[int], None] | None = None,
         keep_placements: bool = False, now: float = 1e9, sample: bool = False) -> RunStats:
-    """Schedule ``pods`` one by one through the default profile, applying each decision.
+    """Schedule ``pods`` one by one through the cluster's profiles (default: upstream's
+    default profile; ``Cluster.scheduler_config``), applying each decision.
 
     Each attempt is one :func:`~kubepreempt.scheduler.cycle.schedule_one`. A pod that fits
     is bound. A pod that preempts is nominated to the chosen node, its victims are deleted

@@ -1,14 +1,11 @@
-"""The 1.36 queue's pieces against upstream's formulas: aligned backoff, pop from backoffQ,
-and numFeasibleNodesToFind / nextStartNodeIndex."""
+"""The 1.36 queue's pieces against upstream's formulas: aligned backoff, pop from backoffQ
+(and not from the error backoffQ), the seeded candidate window."""
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
 from helpers import node, pod, run
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.scheduler.node_sampling import FeasibleNodeSampler, num_feasible_nodes_to_find
 from kubepreempt.sim.queue import CLASSIC, UPSTREAM, SchedulingQueue
 
 
@@ -74,37 +71,6 @@ def test_pop_from_backoffq_when_activeq_is_empty() -> None:
     _failed_at(classic, "x", 0.2)
     classic.move_all(0.5)
     assert not classic.ready() and classic.pop(0.5) is None
-
-
-@pytest.mark.parametrize(("nodes", "percentage", "expected"), [
-    (10, 0, 10),  # not set, nodes not more than 50
-    (10, 40, 10),  # set, nodes not more than 50
-    (1000, 0, 420),  # not set, nodes more than 50: 50 - 1000/125 = 42%
-    (1000, 40, 400),
-    (6000, 0, 300),  # adaptive 50 - 48 = 2% is raised to the 5% minimum
-    (6000, 20, 1200),
-    (150, 0, 100),  # 73 is raised to minFeasibleNodesToFind
-    (5000, 0, 500),  # the benchmark day's cluster
-])
-def test_num_feasible_nodes_to_find(nodes: int, percentage: int, expected: int) -> None:
-    # upstream schedule_one_test.go TestNumFeasibleNodesToFind (and the formula beyond it).
-    assert num_feasible_nodes_to_find(nodes, percentage) == expected
-
-
-def test_next_start_node_index_moves_past_the_processed_nodes() -> None:
-    sampler = FeasibleNodeSampler()
-    every = np.arange(200)
-    assert sampler.take(every, 200).tolist() == list(range(100))
-    assert sampler.next_start == 100
-    # From 100: nodes 100..199 are feasible except 150..169, so the 100th feasible node is
-    # 19 (after wrapping); 120 nodes were processed.
-    feasible = np.array([i for i in range(200) if not 150 <= i < 170])
-    chosen = sampler.take(feasible, 200)
-    assert chosen.tolist() == list(range(20)) + [i for i in range(100, 200)
-                                                 if not 150 <= i < 170]
-    assert sampler.next_start == 20
-    # Fewer feasible nodes than wanted: every node was processed, the start stays.
-    assert sampler.take(np.arange(0, 200, 3), 200).size == 67 and sampler.next_start == 20
 
 
 def test_sampled_preemption_is_reproducible_with_a_seed() -> None:

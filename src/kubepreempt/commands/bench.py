@@ -14,6 +14,7 @@ from rich.table import Table
 
 from kubepreempt import workloads
 from kubepreempt.cli import fail_input, print_json
+from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 
 
 def peak_rss_mib() -> float:
@@ -33,10 +34,12 @@ def peak_rss_mib() -> float:
 
 
 def bench(name: str, scale: float = 1.0, show_progress: bool = True,
-          sample: bool = False) -> dict:
+          sample: bool = False, scheduler_config: str | None = None,
+          sample_nodes: bool = False) -> dict:
     """Build and run one workload; the JSON object the command prints."""
     workload = workloads.get(name, scale)
     cluster = workload.build()
+    use_scheduler_config(cluster, scheduler_config, sample_nodes)
     pods = list(workload.arrivals())
     console = Console(file=sys.stderr)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -58,7 +61,7 @@ def bench(name: str, scale: float = 1.0, show_progress: bool = True,
             "podsPerSecond": round(len(pods) / seconds, 1) if seconds else None,
             "victims": stats.victims, "scheduled": stats.scheduled,
             "preemptors": stats.preempted, "unschedulable": stats.unschedulable,
-            "peakRssMiB": peak_rss_mib()}
+            "peakRssMiB": peak_rss_mib(), "schedulerConfig": scheduler_config}
 
 
 def register(app: typer.Typer) -> None:
@@ -76,6 +79,10 @@ def register(app: typer.Typer) -> None:
                                                   help="No progress bar.")] = False,
         sample: Annotated[bool, typer.Option(
             "--sample-candidates", help="Upstream's preemption candidate sampling.")] = False,
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", help=CLI_HELP)] = None,
+        sample_nodes: Annotated[bool, typer.Option(
+            "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Run an upstream scheduler_perf workload in memory and report pods per second."""
         if output not in ("table", "json"):
@@ -97,7 +104,8 @@ def register(app: typer.Typer) -> None:
         if not scale > 0:
             fail_input("--scale must be positive")
         try:
-            result = bench(workload, scale, show_progress=not no_progress, sample=sample)
+            result = bench(workload, scale, show_progress=not no_progress, sample=sample,
+                           scheduler_config=scheduler_config, sample_nodes=sample_nodes)
         except KeyError as exc:
             fail_input(exc.args[0])
             return

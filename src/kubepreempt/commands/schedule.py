@@ -12,28 +12,32 @@ from rich.table import Table
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli import print_json
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
     Decision,
-    load_cluster,
     resolve_pod,
     schedule,
 )
+from kubepreempt.live.options import live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
+from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.whatif.place import WhatIf, what_if
 
-FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
+FilesArg = Annotated[list[str] | None, typer.Argument(
+    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command."""
 
     @app.command("schedule")
+    @live_input(SCHEDULER_KINDS)
     def schedule_cmd(
-        files: FilesArg,
+        files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
             "--pod", help="The pending pod, NAMESPACE/NAME.")] = None,
         new: Annotated[list[str] | None, typer.Option(
@@ -49,6 +53,10 @@ def register(app: typer.Typer) -> None:
             "at least 100, random start) instead of evaluating every node.")] = False,
         seed: Annotated[int | None, typer.Option(
             "--seed", help="Seed for sampling and for generated pod names.")] = None,
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", help=CLI_HELP)] = None,
+        sample_nodes: Annotated[bool, typer.Option(
+            "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts.
 
@@ -58,13 +66,15 @@ def register(app: typer.Typer) -> None:
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
         if new:
-            run_what_if(files, new, pod, output, explain, not no_preemption, seed or 0)
+            run_what_if(files, new, pod, output, explain, not no_preemption, seed or 0,
+                        scheduler_config, sample_nodes)
             return
         if pod is None:
             raise typer.BadParameter("give --pod NAMESPACE/NAME or -f NEW.yaml",
                                      param_hint="--pod")
-        cluster = load_cluster(files)
-        decision = schedule(cluster, pod, preemption=not no_preemption, sample=sample,
+        cluster = build_cluster(load_input(files))
+        use_scheduler_config(cluster, scheduler_config, sample_nodes)
+        decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
                             seed=seed)
         if output == "json":
             print_json(decision.to_json(explain=explain))
@@ -72,11 +82,13 @@ def register(app: typer.Typer) -> None:
             render(decision, explain)
 
 
-def run_what_if(files: list[str], new: list[str], pod: str | None, output: str,
-                explain: bool, preemption: bool, seed: int) -> None:
+def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output: str,
+                explain: bool, preemption: bool, seed: int,
+                scheduler_config: str | None = None, sample_nodes: bool = False) -> None:
     """``schedule -f``: expand, place, print."""
-    cluster = load_cluster(files)
-    extra = [resolve_pod(cluster, pod)] if pod else []
+    cluster = build_cluster(load_input(files))
+    use_scheduler_config(cluster, scheduler_config, sample_nodes)
+    extra = [resolve_pod(cluster, qualify(pod))] if pod else []
     docs = load_documents(new)
     result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                      extra_pods=extra)
@@ -104,7 +116,8 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
                   f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
                   f"{s['pending']} pending, {s['notCreated']} not "
-                  f"created; {s['victims']} victim(s), {s['pdbViolations']} PDB "
+                  f"created, {s['rejected']} rejected by quota; {s['victims']} victim(s), "
+                  f"{s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)
     if s["victims"]:
         table = Table("victims by owner", "count")
@@ -115,6 +128,8 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
         for pc, n in s["victimsByPriorityClass"].items():
             table.add_row(pc, str(n))
         console.print(table)
+    for r in s["rejectedObjects"]:
+        console.print(f"Not created: {r['object']}: {r['message']}", highlight=False)
     if s["clearedNominations"]:
         console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
     if explain:
@@ -153,6 +168,8 @@ def render(decision: Decision, explain: bool) -> None:
     else:
         console.print(f"[red]{decision.pod}[/] cannot be scheduled: {decision.message}",
                       highlight=False)
+    if decision.profile not in (None, "default-scheduler"):
+        console.print(f'Decided by the scheduler profile "{decision.profile}".', highlight=False)
     if not explain:
         return
     if decision.scores:

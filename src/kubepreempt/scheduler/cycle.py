@@ -29,8 +29,8 @@ import numpy as np
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.framework import Code, Status
-from kubepreempt.scheduler.node_sampling import FeasibleNodeSampler
 from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
+from kubepreempt.scheduler.sampling import sample_feasible
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.scheduler.statuses import NO_NODES_AVAILABLE, NodeStatuses, fit_error_message
 
@@ -71,6 +71,7 @@ class CycleResult:
     preemption: PreemptionResult | None = None
     post_filter: str = ""  # the PostFilter plugins' joined message
     fixed_message: str = ""  # messages that are not a FitError
+    profile: str | None = None  # schedulerName of the profile that decided (None: ignored)
 
     @property
     def unschedulable_plugins(self) -> frozenset[str]:
@@ -100,25 +101,32 @@ class CycleResult:
 
 def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
                  explain: bool = False, now: float | None = None,
-                 evaluator: Evaluator | None = None,
-                 node_sampler: FeasibleNodeSampler | None = None) -> CycleResult:
+                 evaluator: Evaluator | None = None) -> CycleResult:
     """Decide where ``pod`` goes, as one kube-scheduler cycle would (nothing changes).
 
     ``preemption=False`` disables DefaultPreemption for this cycle (the other PostFilter
     plugins of the profile still run, as with DefaultPreemption disabled in the profile).
     ``evaluator`` carries DefaultPreemption's options (candidate sampling and its seeded
-    random offset); by default every potential node is evaluated. ``node_sampler``
-    applies percentageOfNodesToScore (upstream's ``numFeasibleNodesToFind`` and
-    ``nextStartNodeIndex`` rotation, carried by the sampler); by default every feasible
-    node is scored.
+    random offset); by default every potential node is evaluated.
     """
     cluster = sched.cluster
     nodes = cluster.nodes
     n = len(nodes)
-    if not sched.responsible_for(pod):
+    serving = sched.profile_for(pod)  # the profile named by spec.schedulerName
+    if serving is None:  # upstream responsibleForPod: never queued
         return CycleResult(pod, IGNORED, num_nodes=n, fixed_message=(
             f'no scheduler profile serves schedulerName "{pod.scheduler_name}"; '
             "kube-scheduler does not queue this pod"))
+    result = _schedule(serving, pod, n, preemption, explain, now, evaluator)
+    result.profile = pod.scheduler_name
+    return result
+
+
+def _schedule(sched: Scheduler, pod: Pod, n: int, preemption: bool, explain: bool,
+              now: float | None, evaluator: Evaluator | None) -> CycleResult:
+    """``schedule_one`` once the profile is known."""
+    cluster = sched.cluster
+    nodes = cluster.nodes
     if pod.scheduling_gates:
         return CycleResult(pod, UNSCHEDULABLE, num_nodes=n, fixed_message=SCHEDULING_GATED)
     if pod.terminating:
@@ -137,15 +145,17 @@ def schedule_one(sched: Scheduler, pod: Pod, *, preemption: bool = True,
         if idx is not None and sched.filter_with_nominated(
                 state, cluster.node_view(idx), filters) is None:
             feasible = np.array([idx], np.int64)
-        elif not explain and node_sampler is None:
+        elif not explain and not sched.sampling.enabled:
             best = sched.fast_pick(pod, state, filters)
             if best is not None:
                 return CycleResult(pod, SCHEDULED, best, nodes[best].name, n)
         if feasible is None:
             outcome = sched.find_feasible(pod, state, filters)
             feasible, statuses = outcome.feasible, outcome.statuses
-            if node_sampler is not None:
-                feasible = node_sampler.take(feasible, n)
+            if sched.sampling.enabled and feasible.size:  # percentageOfNodesToScore
+                feasible, statuses = sample_feasible(
+                    cluster, state, sched.profile.nodes_to_find, sched.sampling,
+                    feasible, statuses)
     if feasible.size:
         best, scores = sched.select_host(state, feasible)
         return CycleResult(pod, SCHEDULED, best, nodes[best].name, n, statuses,
@@ -170,7 +180,7 @@ def _post_filter(sched: Scheduler, failed: CycleResult, state, filters, preempti
         reasons.append(NO_CLAIMS_TO_DEALLOCATE)  # no pod here has resource claims
     if profile.preemption and preemption:
         ev = evaluator or Evaluator(sched, now=now, materialize=explain)
-        result = ev.preempt(failed.pod, state, filters, failed.statuses)
+        result = ev.preempt(failed.pod, state, filters, failed.statuses, profile=profile)
         failed.preemption = result
         if result.node is not None:
             # Success ends the PostFilter run; its (empty) message replaces the others'.

@@ -1,4 +1,9 @@
-"""The default plugin set, in upstream's order, with upstream's default score weights."""
+"""A scheduler profile: its plugins in order, score weights, plugin args, PostFilter switches.
+
+``default_profile()`` is upstream's default profile; ``kubepreempt.scheduler.config``
+builds profiles from a ``KubeSchedulerConfiguration``. Plugins carry their own arguments
+(no globals); ``cache_key`` says what of them the per-signature caches must key on.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +33,37 @@ class Profile:
     # DefaultPreemption; their messages are joined into the FitError text.
     dynamic_resources: bool = True
     preemption: bool = True
+    # DefaultPreemptionArgs: the candidate window when sampling is asked for.
+    min_candidate_percentage: int = 10
+    min_candidate_absolute: int = 100
+    # percentageOfNodesToScore (profile; None = the global one) for node sampling.
+    percentage_of_nodes_to_score: int | None = None
+    global_percentage_of_nodes_to_score: int = 0
+
+    def cache_key(self) -> tuple:
+        """Everything of this profile that changes a filter verdict or a score."""
+        def key(p) -> tuple:
+            own = getattr(p, "cache_key", None)
+            return (p.name, own() if own is not None else None)
+        return (tuple(key(f) for f in self.filters),
+                tuple((*key(s), s.weight) for s in self.scorers))
+
+    def nodes_to_find(self, num_all_nodes: int) -> int:
+        """Upstream ``numFeasibleNodesToFind``: how many feasible nodes a sampled search
+        stops at (at least 100; 0% means the adaptive ``50 - nodes/125``, at least 5%)."""
+        if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+            return num_all_nodes
+        percentage = self.percentage_of_nodes_to_score
+        if percentage is None:
+            percentage = self.global_percentage_of_nodes_to_score
+        if percentage == 0:
+            percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE)
+        found = num_all_nodes * percentage // 100
+        return max(found, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE = 5
 
 
 def default_profile() -> Profile:

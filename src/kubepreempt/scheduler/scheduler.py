@@ -17,7 +17,9 @@ from kubepreempt.scheduler import filtering, scoring
 from kubepreempt.scheduler.filtering import FilterOutcome
 from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status
 from kubepreempt.scheduler.nominator import Nominator
+from kubepreempt.scheduler.plugins.node_resources import IGNORED_KEY, NodeResourcesFit
 from kubepreempt.scheduler.profile import Profile, default_profile
+from kubepreempt.scheduler.sampling import NodeSampling
 from kubepreempt.scheduler.signature_cache import SignatureCache
 from kubepreempt.scheduler.statuses import NodeStatuses, fit_error_message
 
@@ -25,27 +27,85 @@ __all__ = ["FilterOutcome", "NodeStatuses", "Scheduler", "fit_error_message"]
 
 
 class Scheduler:
-    """The scheduling algorithm's state over one cluster snapshot."""
+    """The scheduling algorithm's state over one cluster snapshot.
+
+    One ``Scheduler`` per profile: the first profile's is the one callers hold;
+    :meth:`for_pod` gives the one serving a pod's ``spec.schedulerName``. They share the
+    snapshot and the nominator (upstream: one scheduler cache and queue, a framework per
+    profile); each keeps its own incremental caches, so those key on the profile.
+    ``config`` (a ``SchedulerConfig``) defaults to the one loaded with the cluster
+    (``Cluster.scheduler_config``), else upstream's default profile.
+    """
 
     def __init__(self, cluster: Cluster, profile: Profile | None = None,
-                 nominator: Nominator | None = None) -> None:
+                 nominator: Nominator | None = None, config=None) -> None:
         self.cluster = cluster
-        self.profile = profile or default_profile()
-        # The spec.schedulerName values a profile serves.
-        self.scheduler_names = frozenset({self.profile.scheduler_name})
+        if profile is not None:
+            profiles = [profile]
+        else:
+            config = config if config is not None else cluster.scheduler_config
+            profiles = list(config.profiles) if config is not None else [default_profile()]
+        self.profile = profiles[0]
+        # The spec.schedulerName values the profiles serve.
+        self.scheduler_names = frozenset(p.scheduler_name for p in profiles)
         self.nominator = nominator if nominator is not None else Nominator.from_pending(
             cluster.pending.values(), cluster.node_index, self.scheduler_names)
         self.cache = SignatureCache()
         self.use_cached_statuses = True  # tests switch it off to compare with the reference
+        # NodeResourcesFit with ignoredResources/Groups: the request row it checks.
+        self._fit = next((f for f in self.profile.filters if isinstance(f, NodeResourcesFit)
+                          and (f.ignored_resources or f.ignored_groups)), None)
+        # percentageOfNodesToScore sampling (off: the globally best node) and upstream's
+        # nextStartNodeIndex, shared by the profiles.
+        self.sampling = NodeSampling(bool(getattr(config, "sample_nodes", False)))
+        self._by_name: dict[str, Scheduler] = {self.profile.scheduler_name: self}
+        for other in profiles[1:]:
+            sibling = Scheduler(cluster, other, self.nominator)
+            sibling.scheduler_names = self.scheduler_names
+            sibling.sampling = self.sampling
+            sibling._by_name = self._by_name
+            self._by_name[other.scheduler_name] = sibling
+
+    @property
+    def sample_nodes(self) -> bool:
+        """percentageOfNodesToScore sampling on (every profile of this scheduler)."""
+        return self.sampling.enabled
+
+    @sample_nodes.setter
+    def sample_nodes(self, on: bool) -> None:
+        self.sampling.enabled = on
+
+    @property
+    def start_index(self) -> NodeSampling:
+        """Where the next sampled search starts (``nextStartNodeIndex``, ``.value``)."""
+        return self.sampling
 
     def responsible_for(self, pod: Pod) -> bool:
         """Upstream ``responsibleForPod``: a profile serves the pod's scheduler name."""
         return pod.scheduler_name in self.scheduler_names
 
+    def for_pod(self, pod: Pod) -> Scheduler:
+        """The scheduler of the profile serving ``pod`` (this one if none does)."""
+        return self._by_name.get(pod.scheduler_name, self)
+
+    def profile_for(self, pod: Pod) -> Scheduler | None:
+        """The scheduler of the profile serving ``pod``; None when no profile does."""
+        return self._by_name.get(pod.scheduler_name)
+
+    @property
+    def profiles(self) -> list[Profile]:
+        """Every profile, the first one first."""
+        return [s.profile for s in self._by_name.values()]
+
     def new_state(self, pod: Pod) -> tuple[CycleState, Status | None, list[FilterPlugin]]:
         """Run PreFilter (upstream ``RunPreFilterPlugins``): per-pod plugin data, the first
         rejection if any, and the filters that matter for this pod."""
-        state = CycleState(pod, self.cluster, self.cluster.request_vector(pod))
+        if self._fit is None:
+            state = CycleState(pod, self.cluster, self.cluster.request_vector(pod))
+        else:
+            request, ignored = self._fit.request_row(self.cluster, pod)
+            state = CycleState(pod, self.cluster, request)
+            state.data[IGNORED_KEY] = ignored
         active = []
         for plugin in self.profile.filters:
             if not plugin.relevant(state):

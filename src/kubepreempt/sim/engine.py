@@ -14,6 +14,7 @@ from :func:`kubepreempt.scheduler.cycle.schedule_one`, the same cycle as the lib
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -26,11 +27,11 @@ from kubepreempt.cluster import CPU, MEMORY, pdb_disruptions_allowed
 from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
 from kubepreempt.kubelet.eviction import rank_for_eviction
 from kubepreempt.scheduler.cycle import IGNORED, PREEMPT, SCHEDULED, SKIPPED, schedule_one
-from kubepreempt.scheduler.node_sampling import FeasibleNodeSampler
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
+from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.hints import (
     GATES_REMOVED,
     NODE_ADD,
@@ -47,7 +48,6 @@ from kubepreempt.sim.queue import (
     CLASSIC,
     FIFO,
     MODES,
-    PRIORITY,
     UPSTREAM,
     QueuedPod,
     SchedulingQueue,
@@ -60,6 +60,11 @@ from kubepreempt.sim.scenario import PodPlan, Scenario
 MEMORY_AVAILABLE_MIN = 100 * 1024 * 1024
 NODEFS_AVAILABLE_FRACTION = 0.10
 _SIGNALS = {"memory": "memory.available", "ephemeral-storage": "nodefs.available"}
+
+# A run stops with an error after this many events (simulate --max-events): a bound on time
+# and memory for absurd scenarios, and the end of runaway loops (a controller replacing
+# a pod that completes at once, for ever). The 24 h, 100,000-pod benchmark handles ~310,000.
+DEFAULT_MAX_EVENTS = 10_000_000
 
 # Orders among events at the same time (smaller first).
 _FREE, _NODE, _ARRIVE, _KUBELET, _BACKOFF, _KICK, _CYCLE = range(7)
@@ -98,7 +103,9 @@ class Simulator:
 
     def __init__(self, scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
                  keep_timeline: bool = True, node_pressure: bool = False,
-                 best_candidates: bool | None = None, seed: int | None = None) -> None:
+                 controller_latency: float = 0.0, seed: int = 0,
+                 autoscale: AutoscalerOptions | None = None,
+                 best_candidates: bool | None = None) -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
         queue = CLASSIC if queue == "priority" else queue
@@ -112,10 +119,9 @@ class Simulator:
         if best_candidates is None:
             best_candidates = queue != UPSTREAM
         self.evaluator: Evaluator | None = None
-        self.node_sampler: FeasibleNodeSampler | None = None
         if not best_candidates:
             self.evaluator = Evaluator(self.sched, sample=True, seed=seed, materialize=False)
-            self.node_sampler = FeasibleNodeSampler()
+            self.sched.sample_nodes = True  # percentageOfNodesToScore, nextStartNodeIndex
         self._in_flight_events: list[ClusterEvent] = []
         self.latency = latency
         self.keep_timeline = keep_timeline
@@ -146,6 +152,22 @@ class Simulator:
         self._req = [0, 0]
         alloc = self.cluster.alloc
         self._alloc = [int(alloc[:, CPU].sum()), int(alloc[:, MEMORY].sum())]
+        self.handlers: dict[str, Callable[[Any], None]] = {
+            "arrive": self._on_arrive, "term": self._on_term, "complete": self._on_complete,
+            "node-add": self._on_node_add, "node-remove": self._on_node_remove,
+            "kubelet": self._on_kubelet, "backoff": self._on_backoff, "flush": self._on_flush,
+            "kick": self._on_kick, "cycle": self._on_cycle, "ungate": self._on_ungate}
+        # Actors around the scheduler (controllers, ...): they register their own event
+        # kinds in ``handlers`` and get on_bound / on_terminating / on_gone / on_node_added.
+        self.actors: list[Any] = []
+        self.quota_refusals: dict[str, dict[str, int]] = {}  # namespace -> class -> count
+        if scenario.workloads:
+            from kubepreempt.sim.controllers import Controllers
+            self.actors.append(Controllers(self, scenario.workloads, controller_latency,
+                                           seed))
+        if autoscale is not None:
+            from kubepreempt.sim.autoscaler import Autoscaler
+            self.actors.append(Autoscaler(self, autoscale, seed))
         self._setup()
 
     # ---- setup ----
@@ -179,24 +201,27 @@ class Simulator:
             self._push(plan.arrival, _ARRIVE, "arrive", plan)
             if plan.ungate_after is not None:
                 self._push(plan.arrival + plan.ungate_after, _ARRIVE, "ungate", plan.pod.key)
+        for actor in self.actors:
+            actor.start()
 
     # ---- the loop ----
     def run(self, until: float | None = None,
-            progress: Callable[[float], None] | None = None) -> SimResult:
-        """Process events up to ``until`` (default: until nothing is left to happen)."""
+            progress: Callable[[float], None] | None = None,
+            max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
+        """Process events up to ``until`` (default: until nothing is left to happen);
+        more than ``max_events`` events is an :class:`InputError`."""
         heap = self.heap
-        handlers = {"arrive": self._on_arrive, "term": self._on_term,
-                    "complete": self._on_complete, "node-add": self._on_node_add,
-                    "node-remove": self._on_node_remove, "kubelet": self._on_kubelet,
-                    "backoff": self._on_backoff, "flush": self._on_flush,
-                    "kick": self._on_kick, "cycle": self._on_cycle,
-                    "ungate": self._on_ungate}
+        handlers = self.handlers
         while heap:
             if until is not None and heap[0][0] > until:
                 break
             if len(heap) == len(self._flush_ticks) + (len(self._wakes) if self.hints else 0) \
                     and self._settled():
                 break  # only flushes are left, and they would retry on the same state
+            if max_events is not None and self.processed >= max_events:
+                raise InputError(f"the simulation reached {max_events} events at simulated "
+                                 f"time {self.now:g} s; bound it with --until or raise "
+                                 "--max-events")
             time, _, _, kind, payload = heapq.heappop(heap)
             self.now = time
             handlers[kind](payload)
@@ -212,6 +237,11 @@ class Simulator:
                         self.attempts, self.queue.mode)
         res.metrics = m.summarize(self.records, self.series, end)
         res.metrics.update(events=self.processed, attempts=self.attempts)
+        if self.cluster.quota.active:
+            res.metrics["quotaRefusals"] = {ns: dict(sorted(c.items())) for ns, c in
+                                            sorted(self.quota_refusals.items())}
+        for actor in self.actors:
+            res.metrics.update(actor.metrics())
         return res
 
     # ---- bookkeeping helpers ----
@@ -325,6 +355,9 @@ class Simulator:
             self._cluster_event(ClusterEvent(POD_ADD, pod=pod))
         if self.node_pressure and not quiet:
             self._check_pressure(self.cluster.node_index[node])
+        if not quiet:
+            for actor in self.actors:
+                actor.on_bound(pod)
 
     def _signal(self, pod: Pod, t: float, etype: str, detail: str, quiet: bool = False) -> bool:
         """Send SIGTERM: the pod keeps its resources until it exits. False if already sent."""
@@ -345,6 +378,8 @@ class Simulator:
         if not quiet:
             self._event(etype, pod.key, pod.node_name, detail)
         self.version += 1
+        for actor in self.actors:
+            actor.on_terminating(pod, etype)
         return True
 
     def _gone(self, key: str, etype: str, phase: str, detail: str = "") -> None:
@@ -357,6 +392,8 @@ class Simulator:
         self._resources(pod, -1)
         self._event(etype, key, rec.node, detail)
         self._cluster_event(ClusterEvent(POD_DELETE, pod=pod))
+        for actor in self.actors:
+            actor.on_gone(pod, etype, phase)
 
     def _on_term(self, payload: tuple[str, int]) -> None:
         key, epoch = payload
@@ -448,8 +485,48 @@ class Simulator:
             self._gone(key, m.EVICTED, "Failed", detail)
 
     # ---- arrivals ----
+    def admit(self, pod: Pod) -> str | None:
+        """The apiserver's ResourceQuota admission of a pod being created (None: created);
+        a refusal is counted per namespace and PriorityClass."""
+        quota = self.cluster.quota
+        if not quota.active:
+            return None
+        # the pods that exist: bound ones and those still pending (read only if needed)
+        existing = itertools.chain(self.cluster.pods.values(),
+                                   (r.pod for r in self.records.values()
+                                    if r.phase == "Pending"))
+        refusal = quota.admit(pod, existing, self.now)
+        if refusal is not None:
+            row = self.quota_refusals.setdefault(pod.namespace, {})
+            name = m.class_name(pod)
+            row[name] = row.get(name, 0) + 1
+        return refusal
+
+    def delete(self, pod: Pod, detail: str) -> None:
+        """A controller deletes one of its pods: SIGTERM if bound, else out of the queue."""
+        rec = self.records.get(pod.key)
+        if rec is None or rec.pod is not pod:
+            return
+        if pod.bound:
+            self._signal(pod, self.now, m.TERMINATED, detail)
+        elif rec.phase == "Pending":
+            self.queue.done(pod.key)
+            if pod.nominated_node_name:
+                self.nominator.remove(pod)
+            rec.phase, rec.ended_at = "Failed", self.now
+            self._pending_delta(pod.priority, -1)
+            self._event(m.TERMINATED, pod.key, None, detail)
+            self.version += 1
+
     def _on_arrive(self, plan: PodPlan) -> None:
         pod = plan.pod
+        if not plan.admitted:
+            refusal = self.admit(pod)
+            if refusal is not None:  # a bare pod: nobody retries it
+                rec = self.records[pod.key] = PodRecord(pod, self.now, phase="Failed")
+                rec.ended_at = self.now
+                self._event(m.QUOTA_REFUSED, pod.key, None, refusal)
+                return
         self.plans[pod.key] = plan
         self.records[pod.key] = PodRecord(pod, self.now)
         self._event(m.ARRIVED, pod.key, pod.node_name or None)
@@ -507,6 +584,8 @@ class Simulator:
         self.version += 1
         self._event(m.NODE_ADDED, "", plan.node.name)
         self._cluster_event(ClusterEvent(NODE_ADD, node=self.cluster.nodes[idx]))
+        for actor in self.actors:
+            actor.on_node_added(plan.node)
 
     def _on_node_remove(self, name: str) -> None:
         """The node leaves: its pods are deleted, nominations to it cleared.
@@ -534,6 +613,8 @@ class Simulator:
             self._clear_nomination(pod, "node removed")
         self.version += 1
         self._cluster_event(ClusterEvent(NODE_DELETE, node=node))
+        for actor in self.actors:
+            actor.on_node_removed(name)
 
     def _clear_nomination(self, pod: Pod, detail: str) -> None:
         node = pod.nominated_node_name
@@ -637,8 +718,7 @@ class Simulator:
         self._refresh_pdbs()
         if self.evaluator is not None:
             self.evaluator.now = t
-        d = schedule_one(self.sched, pod, now=t, evaluator=self.evaluator,
-                         node_sampler=self.node_sampler)
+        d = schedule_one(self.sched, pod, now=t, evaluator=self.evaluator)
         if d.result == SCHEDULED:
             assert d.node_name is not None
             self._bind(pod, d.node_name, t)
@@ -669,6 +749,8 @@ class Simulator:
                 self._event(m.NOMINATED, pod.key, d.node_name,
                             "victims: " + ", ".join(sorted(v.key for v in pre.victims)))
             self._requeue(q)
+            for actor in self.actors:
+                actor.on_unschedulable(pod)
             return
         if pre is not None and pre.eligible and pod.nominated_node_name:
             # Upstream: preemption ran and found no node, so the old nomination is cleared.
@@ -684,19 +766,28 @@ class Simulator:
     def _failed(self, q: QueuedPod, detail: str) -> None:
         self._event(m.UNSCHEDULABLE, q.pod.key, q.pod.nominated_node_name or None, detail)
         self._requeue(q)
+        for actor in self.actors:
+            actor.on_unschedulable(q.pod)
 
 
 def simulate(scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
              until: float | None = None, keep_timeline: bool = True,
              progress: Callable[[float], None] | None = None,
-             node_pressure: bool = False, best_candidates: bool | None = None,
-             seed: int | None = None) -> SimResult:
+             node_pressure: bool = False, controller_latency: float = 0.0,
+             seed: int | None = 0, autoscale: AutoscalerOptions | None = None,
+             max_events: int | None = DEFAULT_MAX_EVENTS,
+             best_candidates: bool | None = None) -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
     ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage;
-    ``queue``, ``best_candidates`` and ``seed`` are as for :class:`Simulator`.
+    ``controller_latency`` is how long a workload controller takes to create a pod;
+    ``seed`` fixes the controllers' generated pod names (and the random expander) and the
+    preemption candidate window's offsets; ``autoscale`` runs the Cluster Autoscaler with
+    these options; more than ``max_events`` events (None: no limit) ends the run with an
+    InputError; ``queue`` and ``best_candidates`` are as for :class:`Simulator`.
     """
-    if queue not in (*MODES, PRIORITY, "priority"):
+    if queue not in (*MODES, "priority"):
         raise InputError(f"--queue must be one of {', '.join(MODES)}, not {queue!r}")
     return Simulator(scenario, queue, latency, keep_timeline, node_pressure,
-                     best_candidates, seed).run(until, progress)
+                     controller_latency, seed or 0, autoscale,
+                     best_candidates).run(until, progress, max_events)

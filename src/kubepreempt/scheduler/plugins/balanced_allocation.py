@@ -4,17 +4,27 @@ Balance = (1 - std of the requested cpu/memory fractions) * 100, truncated, frac
 capped at 1, using actual requests (no scoring defaults). Current upstream
 (kubernetes/kubernetes#135573, Kubernetes 1.36) scores the *change* the pod makes:
 ``(150 + balance_with_pod - balance_without_pod) // 2`` — 75 for no change, 50..100.
-Releases up to 1.35 scored ``balance_with_pod`` alone. Pods that request no cpu and no
-memory skip this plugin (upstream returns Skip for best-effort pods).
+Releases up to 1.35 scored ``balance_with_pod`` alone. Pods that request none of the
+configured resources skip this plugin (upstream returns Skip for best-effort pods).
+
+``resources`` (``NodeResourcesBalancedAllocationArgs``, default cpu and memory) may name
+other resources: with more than two fractions the deviation is the population standard
+deviation; an extended resource the pod does not request, or one the node lacks, is left
+out (``calculateResourceAllocatableRequest``).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from kubepreempt.cluster import CPU, MEMORY
+from kubepreempt.cluster import CPU, MEMORY, Cluster
 from kubepreempt.scheduler.framework import MAX_NODE_SCORE, CycleState, ScorePlugin
 from kubepreempt.scheduler.plugins.node_resources import SMALL
+from kubepreempt.scheduler.plugins.resource_allocation import NATIVE
+
+DEFAULT_RESOURCES = ("cpu", "memory")
 
 
 class BalancedAllocation(ScorePlugin):
@@ -23,16 +33,28 @@ class BalancedAllocation(ScorePlugin):
     name = "NodeResourcesBalancedAllocation"
     weight = 1
 
+    def __init__(self, resources: tuple[str, ...] = DEFAULT_RESOURCES) -> None:
+        self.resources = resources
+        self._default = resources == DEFAULT_RESOURCES  # the cpu/memory fast path
+
+    def cache_key(self) -> tuple:
+        """What of this plugin's args changes scores (the signature caches)."""
+        return self.resources
+
     def node_local_score(self, state: CycleState) -> bool:
         """Per-node, not normalised across nodes (the scheduler's score cache)."""
         return True
 
     def relevant(self, state: CycleState) -> bool:
         req = state.pod.requests
-        return req.get("cpu", 0) > 0 or req.get("memory", 0) > 0
+        if self._default:
+            return req.get("cpu", 0) > 0 or req.get("memory", 0) > 0
+        return any(req.get(r, 0) > 0 for r in self.resources)
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster
+        if not self._default:
+            return _balanced_generic(cluster, nodes, self.resources, state.pod.requests)
         cpu, memory = state.pod.requests.get("cpu", 0), state.pod.requests.get("memory", 0)
         if nodes.size <= SMALL:
             few = _balanced_few(cluster, nodes, cpu, memory)
@@ -80,3 +102,39 @@ def _balance_one(alloc: list[int], requested: list[int]) -> int:
             for a, q in zip(alloc, requested, strict=True)]
     std = abs(frac[0] - frac[1]) / 2 if alloc[0] > 0 and alloc[1] > 0 else 0.0
     return int((1.0 - std) * MAX_NODE_SCORE)
+
+
+def _balanced_generic(cluster: Cluster, nodes: np.ndarray, resources: tuple[str, ...],
+                      pod_requests) -> np.ndarray:
+    """The 1.36 score for any resource list (float64 as upstream)."""
+    cols, req = [], []
+    for name in resources:
+        col = cluster.resource_index.get(name)
+        amount = pod_requests.get(name, 0)
+        if col is None or (amount == 0 and name not in NATIVE):
+            continue
+        cols.append(col)
+        req.append(amount)
+    if not cols:
+        return np.full(nodes.size, 75, np.int64)  # no fraction either way: no change
+    alloc = cluster.alloc[nodes][:, cols].astype(np.float64)
+    used = cluster.requested[nodes][:, cols]
+    after = _balance_many(alloc, (used + np.array(req, np.int64)).astype(np.float64))
+    before = _balance_many(alloc, used.astype(np.float64))
+    return (150 + after - before) // 2
+
+
+def _balance_many(alloc: np.ndarray, requested: np.ndarray) -> np.ndarray:
+    """Upstream ``balancedResourceScorer`` per row over any number of resources."""
+    out = np.empty(alloc.shape[0], np.int64)
+    for r in range(alloc.shape[0]):
+        fracs = [min(float(q) / float(a), 1.0) for a, q in
+                 zip(alloc[r].tolist(), requested[r].tolist(), strict=True) if a != 0]
+        std = 0.0
+        if len(fracs) == 2:
+            std = abs((fracs[0] - fracs[1]) / 2)
+        elif len(fracs) > 2:
+            mean = sum(fracs) / len(fracs)
+            std = math.sqrt(sum((f - mean) * (f - mean) for f in fracs) / len(fracs))
+        out[r] = int((1 - std) * MAX_NODE_SCORE)
+    return out

@@ -16,8 +16,10 @@ scoring.go, plugin.go):
   cluster matches them (the first pod of a group).
 * Score sums, per topology pair, the weights of the incoming pod's preferred terms that
   existing pods match (anti-affinity negative), plus existing pods' preferred terms and
-  required affinity terms (``hardPodAffinityWeight`` = 1) that the incoming pod matches.
-  Scores are min-max normalised to 0..100 over the feasible nodes.
+  required affinity terms (``hardPodAffinityWeight``, default 1; 0 leaves them out) that
+  the incoming pod matches. With ``ignorePreferredTermsOfExistingPods`` a pod without
+  preferred terms skips scoring. Scores are min-max normalised to 0..100 over the
+  feasible nodes.
 
 Namespace selectors: the incoming pod's terms are resolved against the namespaces'
 labels (``Cluster.namespace_labels``) as upstream merges them into the namespace list;
@@ -206,6 +208,15 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
     weight = 2
     score_key = NAME + "/score"
 
+    def __init__(self, hard_pod_affinity_weight: int = HARD_POD_AFFINITY_WEIGHT,
+                 ignore_preferred_terms_of_existing_pods: bool = False) -> None:
+        self.hard_weight = hard_pod_affinity_weight
+        self.ignore_existing_preferred = ignore_preferred_terms_of_existing_pods
+
+    def cache_key(self) -> tuple:
+        """What of this plugin's args changes scores (the signature caches)."""
+        return (self.hard_weight, self.ignore_existing_preferred)
+
     # ---- relevance ----------------------------------------------------------------------
     def relevant(self, state: CycleState) -> bool:
         """False when neither the pod nor any bound pod has pod (anti-)affinity terms."""
@@ -221,6 +232,8 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
         aff = state.pod.affinity
         if aff is not None and (aff.pod_preferred or aff.anti_preferred):
             return True
+        if self.ignore_existing_preferred:
+            return False  # upstream PreScore: Skip for a pod without preferred terms
         return bool(state.cluster.pod_affinity_pods)
 
     # ---- filtering ----------------------------------------------------------------------
@@ -257,12 +270,12 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
 
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
-        state.data[self.score_key] = topology_scores(state.pod, state.cluster)
+        state.data[self.score_key] = topology_scores(state.pod, state.cluster, self.hard_weight)
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         topo = state.data.get(self.score_key)
         if topo is None:
-            topo = topology_scores(state.pod, state.cluster)
+            topo = topology_scores(state.pod, state.cluster, self.hard_weight)
         if not topo:  # upstream PreScore returns Skip: every node scores 0
             return np.zeros(nodes.size, np.int64)
         all_nodes = state.cluster.nodes
@@ -280,7 +293,8 @@ def _node_score(topo: dict[str, dict[str, int]], labels: Mapping[str, str]) -> i
     return total
 
 
-def topology_scores(pod: Pod, cluster: Cluster) -> dict[str, dict[str, int]]:
+def topology_scores(pod: Pod, cluster: Cluster,
+                    hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> dict[str, dict[str, int]]:
     """Upstream PreScore: topologyKey -> value -> summed weights (empty means Skip)."""
     ns_labels = cluster.namespace_labels
     aff = pod.affinity
@@ -311,9 +325,10 @@ def topology_scores(pod: Pod, cluster: Cluster) -> dict[str, dict[str, int]]:
         eaff = existing.affinity
         if eaff is None:
             continue
-        for term in eaff.pod_required:
-            if term_matches(term, pod, ns_labels):
-                add(node, term.topology_key, HARD_POD_AFFINITY_WEIGHT)
+        if hard_weight > 0:
+            for term in eaff.pod_required:
+                if term_matches(term, pod, ns_labels):
+                    add(node, term.topology_key, hard_weight)
         for wt in eaff.pod_preferred:
             if term_matches(wt.term, pod, ns_labels):
                 add(node, wt.term.topology_key, wt.weight)

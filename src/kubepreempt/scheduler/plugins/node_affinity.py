@@ -1,14 +1,18 @@
 """NodeAffinity: ``spec.nodeSelector`` and required node affinity filter; preferred scores.
 
 Both filters give "node(s) didn't match Pod's node affinity/selector", which is
-UnschedulableAndUnresolvable: preemption never helps there.
+UnschedulableAndUnresolvable: preemption never helps there. ``addedAffinity``
+(``NodeAffinityArgs``) applies to every pod of the profile: its required terms are checked
+first ("node(s) didn't match scheduler-enforced node affinity", also unresolvable) and its
+preferred terms' weights are added to the pod's own.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kubepreempt.api.objects import Node, Pod
+from kubepreempt.api.objects import Node, Pod, WeightedNodeSelectorTerm
+from kubepreempt.api.selectors import NodeSelector
 from kubepreempt.cluster import NodeView
 from kubepreempt.scheduler.framework import (
     CycleState,
@@ -22,6 +26,7 @@ from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_a
 
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 
 
 def required_node_names(pod: Pod) -> frozenset[str] | None:
@@ -64,12 +69,27 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
     # The verdict for a node depends only on that node (the scheduler's score cache).
     node_local = True
 
+    def __init__(self, added_required: NodeSelector | None = None,
+                 added_preferred: tuple[WeightedNodeSelectorTerm, ...] = ()) -> None:
+        self.added_required = added_required
+        self.added_preferred = added_preferred
+
+    def cache_key(self) -> tuple:
+        """What of this plugin's args changes verdicts or scores (the signature caches)."""
+        return (self.added_required, self.added_preferred)
+
     def relevant(self, state: CycleState) -> bool:
         pod = state.pod
-        return bool(pod.node_selector) or bool(pod.affinity and pod.affinity.node_required)
+        return bool(pod.node_selector) or bool(pod.affinity and pod.affinity.node_required) \
+            or self.added_required is not None
 
     def score_relevant(self, state: CycleState) -> bool:
-        return bool(state.pod.affinity and state.pod.affinity.node_preferred)
+        return bool(state.pod.affinity and state.pod.affinity.node_preferred) \
+            or bool(self.added_preferred)
+
+    def _enforced(self, node: Node) -> bool:
+        added = self.added_required
+        return added is None or added.matches(node.labels, node.name)
 
     def pre_filter(self, state: CycleState) -> Status | None:
         names = required_node_names(state.pod)
@@ -79,18 +99,32 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
         return None
 
     def filter(self, state: CycleState, view: NodeView) -> Status | None:
+        if not self._enforced(view.node):
+            return unresolvable(self.name, ERR_REASON_ENFORCED)
         return None if matches_node(state.pod, view.node) else unresolvable(self.name, ERR_REASON)
 
     def filter_nodes(self, state: CycleState, nodes: np.ndarray):
         pod = state.pod
+        out = []
+        if self.added_required is not None:
+            enforced = state.cluster_cache(("node-affinity-added", self.added_required),
+                                           lambda c: np.fromiter(
+                                               (not self._enforced(n) for n in c.nodes), bool,
+                                               len(c.nodes)))
+            bad = nodes[enforced[nodes]]
+            if bad.size:
+                out.append((bad, unresolvable(self.name, ERR_REASON_ENFORCED)))
+                nodes = nodes[~enforced[nodes]]
         mask = state.cluster_cache(_signature(pod), lambda c: np.fromiter(
             (not matches_node(pod, n) for n in c.nodes), bool, len(c.nodes)))
         bad = nodes[mask[nodes]]
-        return [(bad, unresolvable(self.name, ERR_REASON))] if bad.size else []
+        if bad.size:
+            out.append((bad, unresolvable(self.name, ERR_REASON)))
+        return out
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         aff = state.pod.affinity
-        preferred = aff.node_preferred if aff else ()
+        preferred = (aff.node_preferred if aff else ()) + self.added_preferred
         if not preferred:
             return np.zeros(nodes.size, np.int64)
 

@@ -1,17 +1,22 @@
-"""NodeResourcesFit: requests must fit in allocatable minus requested; LeastAllocated score.
+"""NodeResourcesFit: requests must fit in allocatable minus requested; scoring strategy.
 
 Filter reasons follow upstream ``fitsRequest``: "Too many pods", "Insufficient cpu",
 "Insufficient memory", "Insufficient ephemeral-storage", "Insufficient <extended>", all
 Unschedulable (preemption may help). A resource the pod does not request is not checked.
-The score uses requests with scoring's defaults for missing cpu/memory requests (100m,
-200Mi), integer arithmetic, cpu and memory weighted 1 each.
+Extended resources named in ``ignoredResources`` or whose group (the part before "/") is in
+``ignoredResourceGroups`` are not checked: the pod's request row in the cycle state has
+them zeroed (``fit_request``), so preemption's resource checks agree. The default score is
+LeastAllocated over cpu and memory with scoring's defaults for missing requests (100m,
+200Mi), integer arithmetic, weight 1 each; other strategies are in
+:mod:`kubepreempt.scheduler.plugins.resource_allocation`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kubepreempt.cluster import CPU, MEMORY, PODS, NodeView
+from kubepreempt.api.objects import Pod
+from kubepreempt.cluster import CPU, MEMORY, PODS, Cluster, NodeView
 from kubepreempt.scheduler.framework import (
     MAX_NODE_SCORE,
     CycleState,
@@ -20,6 +25,31 @@ from kubepreempt.scheduler.framework import (
     Status,
     unschedulable,
 )
+from kubepreempt.scheduler.plugins.resource_allocation import ScoringStrategy, strategy_scores
+
+IGNORED_KEY = "NodeResourcesFit/ignored"  # CycleState data: the columns Fit ignores
+
+
+def is_extended_resource(name: str) -> bool:
+    """Upstream ``IsExtendedResourceName``: a domain-prefixed, non-``kubernetes.io`` name."""
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
+def ignored_columns(cluster: Cluster, resources: frozenset[str],
+                    groups: frozenset[str]) -> tuple[int, ...]:
+    """The request columns of extended resources Fit does not check."""
+    if not resources and not groups:
+        return ()
+    return tuple(i for i, r in enumerate(cluster.resources) if is_extended_resource(r)
+                 and (r in resources or r.split("/", 1)[0] in groups))
+
+
+def fit_request(cluster: Cluster, pod: Pod, ignored: tuple[int, ...]) -> np.ndarray:
+    """The pod's request row with ignored extended resources zeroed."""
+    row = cluster.request_vector(pod)
+    if ignored:
+        row[list(ignored)] = 0
+    return row
 
 
 def insufficient(state: CycleState, requested: np.ndarray, alloc: np.ndarray) -> np.ndarray:
@@ -55,12 +85,29 @@ def reasons_for(resources: list[str], fail_row: np.ndarray) -> tuple[str, ...]:
 
 
 class NodeResourcesFit(FilterPlugin, ScorePlugin):
-    """Fit filter and LeastAllocated score (weight 1)."""
+    """Fit filter and the configured scoring strategy (default LeastAllocated, weight 1)."""
 
     name = "NodeResourcesFit"
     weight = 1
-    # Fit and LeastAllocated of a node depend only on that node (the score cache).
+    # Fit and every scoring strategy of a node depend only on that node (the score cache).
     node_local = True
+
+    def __init__(self, scoring: ScoringStrategy | None = None,
+                 ignored_resources: frozenset[str] = frozenset(),
+                 ignored_groups: frozenset[str] = frozenset()) -> None:
+        self.scoring = scoring or ScoringStrategy()
+        self._least_cpu_memory = self.scoring.is_default  # the historical fast path
+        self.ignored_resources = ignored_resources
+        self.ignored_groups = ignored_groups
+
+    def cache_key(self) -> tuple:
+        """What of this plugin's args changes verdicts or scores (the signature caches)."""
+        return (self.scoring, self.ignored_resources, self.ignored_groups)
+
+    def request_row(self, cluster: Cluster, pod: Pod) -> tuple[np.ndarray, tuple[int, ...]]:
+        """The pod's request row as this plugin checks it, and the ignored columns."""
+        ignored = ignored_columns(cluster, self.ignored_resources, self.ignored_groups)
+        return fit_request(cluster, pod, ignored), ignored
 
     def node_local_score(self, state: CycleState) -> bool:
         return True
@@ -120,6 +167,8 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster
         pod = state.pod
+        if not self._least_cpu_memory:
+            return strategy_scores(self.scoring, cluster, nodes, pod)
         if nodes.size <= SMALL:
             few = _least_allocated_few(cluster, nodes, pod.nonzero_cpu, pod.nonzero_memory)
             if few is not None:
@@ -164,4 +213,4 @@ def _sync(state: CycleState) -> None:
     """Widen the pod's request row if the cluster grew new resource columns."""
     width = state.cluster.alloc.shape[1]
     if state.request.shape[0] < width:
-        state.request = state.cluster.request_vector(state.pod)
+        state.request = fit_request(state.cluster, state.pod, state.data.get(IGNORED_KEY, ()))

@@ -27,13 +27,19 @@ a node need not carry every topology key (``requireAllTopologies`` is false).
 Scores are computed with numpy over all nodes; per-node matching-pod counts are cached per
 (namespace, selector) and refreshed from ``Cluster.change_log``.
 ``matchLabelKeys`` are already merged into each selector when the pod is parsed.
+
+``defaultingType: List`` (``PodTopologySpreadArgs``) replaces the system defaults: a pod
+without its own constraints gets the profile's ``defaultConstraints`` (both kinds, so they
+may filter), each with the pod's default selector (``buildDefaultConstraints``); no
+selector means no constraints, and, unlike system defaults, every topology key is needed.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -159,13 +165,62 @@ class _FilterState:
         return None
 
 
-def _constraints(pod: Pod, when: str) -> tuple[TopologySpreadConstraint, ...]:
-    return tuple(c for c in pod.spread if c.when_unsatisfiable == when)
+@dataclass(frozen=True, slots=True)
+class DefaultConstraint:
+    """One ``defaultConstraints`` entry of ``PodTopologySpreadArgs`` (no selector)."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+
+    @staticmethod
+    def parse(raw: Mapping[str, Any]) -> DefaultConstraint:
+        """From a validated ``v1.TopologySpreadConstraint`` mapping."""
+        return DefaultConstraint(int(raw["maxSkew"]), str(raw["topologyKey"]),
+                                 str(raw["whenUnsatisfiable"]),
+                                 int(raw.get("minDomains") or 1),
+                                 str(raw.get("nodeAffinityPolicy") or "Honor"),
+                                 str(raw.get("nodeTaintsPolicy") or "Ignore"))
+
+    def with_selector(self, selector: LabelSelector) -> TopologySpreadConstraint:
+        """The constraint for one pod (``buildDefaultConstraints``)."""
+        return TopologySpreadConstraint(self.max_skew, self.topology_key,
+                                        self.when_unsatisfiable, selector, self.min_domains,
+                                        self.node_affinity_policy, self.node_taints_policy)
 
 
-def pre_filter_state(pod: Pod, cluster: Cluster) -> _FilterState | None:
-    """Upstream ``calPreFilterState`` (None when the pod has no hard constraints)."""
-    constraints = _constraints(pod, DO_NOT_SCHEDULE)
+def default_selector(pod: Pod, cluster: Cluster) -> LabelSelector | None:
+    """``helper.DefaultSelector`` from the input's Services and controllers (None: empty)."""
+    return cluster.spread_sources.default_selector(pod)
+
+
+def list_defaults(pod: Pod, cluster: Cluster, defaults: tuple[DefaultConstraint, ...]
+                  ) -> tuple[TopologySpreadConstraint, ...]:
+    """``buildDefaultConstraints`` for ``defaultingType: List``."""
+    if pod.spread or not defaults:
+        return ()
+    selector = default_selector(pod, cluster)
+    if selector is None or selector.is_empty:
+        return ()
+    return tuple(c.with_selector(selector) for c in defaults)
+
+
+def _constraints(pod: Pod, when: str, spread: tuple[TopologySpreadConstraint, ...] | None = None
+                 ) -> tuple[TopologySpreadConstraint, ...]:
+    return tuple(c for c in (pod.spread if spread is None else spread)
+                 if c.when_unsatisfiable == when)
+
+
+def pre_filter_state(pod: Pod, cluster: Cluster,
+                     spread: tuple[TopologySpreadConstraint, ...] | None = None
+                     ) -> _FilterState | None:
+    """Upstream ``calPreFilterState`` (None when the pod has no hard constraints).
+
+    ``spread``: the constraints to use instead of the pod's own (List defaults)."""
+    constraints = _constraints(pod, DO_NOT_SCHEDULE, spread)
     if not constraints:
         return None
     counts: list[dict[str, int]] = [{} for _ in constraints]
@@ -184,16 +239,22 @@ def pre_filter_state(pod: Pod, cluster: Cluster) -> _FilterState | None:
                         [selector_matches(c.selector, pod.labels) for c in constraints])
 
 
-def soft_constraints(pod: Pod, cluster: Cluster) -> tuple[tuple[TopologySpreadConstraint, ...],
-                                                          bool]:
+def soft_constraints(pod: Pod, cluster: Cluster,
+                     list_spread: tuple[TopologySpreadConstraint, ...] | None = None
+                     ) -> tuple[tuple[TopologySpreadConstraint, ...], bool]:
     """The pod's ScheduleAnyway constraints and whether they are the system defaults.
 
     Upstream ``initPreScoreState``: the pod's own constraints when it has any (then only
     its ScheduleAnyway ones), else ``buildDefaultConstraints`` (hostname maxSkew 3, zone
     maxSkew 5, over the pods ``helper.DefaultSelector`` picks).
+
+    ``list_spread``: the pod's List defaults (``defaultingType: List``) replace the system
+    ones; like the pod's own constraints they need every topology key.
     """
     if pod.spread:
         return _constraints(pod, SCHEDULE_ANYWAY), False
+    if list_spread is not None:
+        return _constraints(pod, SCHEDULE_ANYWAY, list_spread), False
     return cluster.spread_sources.default_constraints(pod), True
 
 
@@ -313,10 +374,38 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
     weight = 2
     score_key = NAME + "/score"
     soft_key = NAME + "/soft"
+    defaults_key = NAME + "/defaults"
+
+    def __init__(self, default_constraints: tuple[DefaultConstraint, ...] = (),
+                 defaulting_type: str = "System") -> None:
+        self.default_constraints = default_constraints if defaulting_type == "List" else ()
+        self.defaulting_type = defaulting_type
+
+    def cache_key(self) -> tuple:
+        """What of this plugin's args changes verdicts or scores."""
+        return (self.defaulting_type, self.default_constraints)
+
+    def _list_spread(self, state: CycleState) -> tuple[TopologySpreadConstraint, ...] | None:
+        """The pod's List defaults (memoised per cycle); None with System defaulting."""
+        if self.defaulting_type != "List":
+            return None
+        built = state.data.get(self.defaults_key)
+        if built is None:
+            built = state.data[self.defaults_key] = list_defaults(
+                state.pod, state.cluster, self.default_constraints)
+        return built
+
+    def _hard_source(self, state: CycleState) -> tuple[TopologySpreadConstraint, ...]:
+        """The constraints PreFilter reads: the pod's own, else its List defaults (the
+        system defaults are all ScheduleAnyway)."""
+        spread = state.pod.spread
+        if spread or not self.default_constraints:
+            return spread
+        return self._list_spread(state) or ()
 
     def relevant(self, state: CycleState) -> bool:
-        """Only pods with their own constraints (system defaults are not modelled)."""
-        return bool(state.pod.spread)
+        """Pods with constraints of their own or from List defaults (the filter side)."""
+        return bool(self._hard_source(state))
 
     def score_relevant(self, state: CycleState) -> bool:
         """False without soft constraints (own ScheduleAnyway ones, or the system defaults
@@ -327,12 +416,15 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
     def _soft(self, state: CycleState) -> tuple[tuple[TopologySpreadConstraint, ...], bool]:
         soft = state.data.get(self.soft_key)
         if soft is None:
-            soft = state.data[self.soft_key] = soft_constraints(state.pod, state.cluster)
+            list_spread = None if state.pod.spread or self.defaulting_type != "List" \
+                else self._list_spread(state)
+            soft = state.data[self.soft_key] = soft_constraints(state.pod, state.cluster,
+                                                                list_spread)
         return soft
 
     # ---- filtering ----------------------------------------------------------------------
     def pre_filter(self, state: CycleState) -> Status | None:
-        s = pre_filter_state(state.pod, state.cluster)
+        s = pre_filter_state(state.pod, state.cluster, self._hard_source(state))
         if s is None:
             return _SKIP
         state.data[NAME] = s

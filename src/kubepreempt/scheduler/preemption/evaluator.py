@@ -83,12 +83,14 @@ class Evaluator:
 
     ``sample``: upstream's DryRunPreemption window (``minCandidateNodesPercentage`` /
     ``minCandidateNodesAbsolute`` nodes from a random offset, seeded) instead of every
-    potential node. ``materialize``: build every candidate (for ``--explain``); without
+    potential node; the two numbers are the profile's DefaultPreemptionArgs unless given
+    here. ``materialize``: build every candidate (for ``--explain``); without
     it only the winner is built. ``fast``: use the vectorised paths (same answers).
     """
 
     def __init__(self, scheduler, sample: bool = False, seed: int | None = None,
-                 min_candidate_percentage: int = 10, min_candidate_absolute: int = 100,
+                 min_candidate_percentage: int | None = None,
+                 min_candidate_absolute: int | None = None,
                  now: float | None = None, fast: bool = True,
                  materialize: bool = True) -> None:
         self.scheduler = scheduler
@@ -99,10 +101,13 @@ class Evaluator:
         self.min_pct = min_candidate_percentage
         self.min_abs = min_candidate_absolute
         self.now = now
+        self._profile = None
 
     def preempt(self, pod: Pod, state: CycleState, filters: list[FilterPlugin],
-                statuses: Mapping[int, Status]) -> PreemptionResult:
-        """``Evaluator.Preempt`` for ``pod`` given the filter statuses of its failed cycle."""
+                statuses: Mapping[int, Status], profile=None) -> PreemptionResult:
+        """``Evaluator.Preempt`` for ``pod`` given the filter statuses of its failed cycle
+        (``profile``: the deciding profile, for its DefaultPreemptionArgs)."""
+        self._profile = profile
         cluster = self.scheduler.cluster
         now = self.now if self.now is not None else time.time()
         nominated_idx = cluster.node_index.get(pod.nominated_node_name, -1)
@@ -134,7 +139,8 @@ class Evaluator:
         order, limit = potential, potential.size
         if self.sample:
             order = np.roll(order, -self.rng.randrange(order.size))
-            limit = min(max(order.size * self.min_pct // 100, self.min_abs), order.size)
+            min_pct, min_abs = self._window()
+            limit = min(max(order.size * min_pct // 100, min_abs), order.size)
         nominees = nominee_nodes(self.scheduler.cluster, self.scheduler.nominator, pod)
         cache = PreemptionCache.of(state, filters) if self.fast else None
         if cache is not None:
@@ -170,6 +176,14 @@ class Evaluator:
             if self.sample and non_violating > 0 and len(candidates) >= limit:
                 break
         return candidates, node_statuses
+
+    def _window(self) -> tuple[int, int]:
+        """minCandidateNodesPercentage / Absolute: explicit, else the profile's."""
+        profile = getattr(self, "_profile", None) or self.scheduler.profile
+        pct = self.min_pct if self.min_pct is not None else profile.min_candidate_percentage
+        absolute = self.min_abs if self.min_abs is not None \
+            else profile.min_candidate_absolute
+        return pct, absolute
 
     def _dry_run_node(self, state: CycleState, filters: list[FilterPlugin], i: int,
                       now: float, candidates: list[Candidate],

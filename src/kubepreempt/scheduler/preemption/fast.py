@@ -24,7 +24,12 @@ import numpy as np
 from kubepreempt.api.objects import Pod
 from kubepreempt.cluster import PODS, Cluster
 from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status, unresolvable
-from kubepreempt.scheduler.plugins.node_resources import insufficient, reasons_for
+from kubepreempt.scheduler.plugins.node_resources import (
+    IGNORED_KEY,
+    fit_request,
+    insufficient,
+    reasons_for,
+)
 from kubepreempt.scheduler.preemption.pick import INT32_OFFSET, Candidate, CandidateMetrics
 from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
 
@@ -194,11 +199,13 @@ class PreemptionCache:
         cluster = state.cluster
         pod = state.pod
         if state.request.shape[0] < cluster.alloc.shape[1]:
-            state.request = cluster.request_vector(pod)
+            state.request = fit_request(cluster, pod, state.data.get(IGNORED_KEY, ()))
         try:
             key = ("preemption-cache", state.request.tobytes(), pod.priority,
                    pod.tolerations, tuple(pod.node_selector.items()), pod.affinity,
-                   pod.node_name, tuple(f.name for f in filters))
+                   pod.node_name, tuple(f.name for f in filters),
+                   # plugin args (the cache is per cluster, shared by every profile)
+                   tuple(f.cache_key() for f in filters if hasattr(f, "cache_key")))
             hash(key)
         except TypeError:  # an unhashable field: no caching for this pod
             return None

@@ -1,0 +1,314 @@
+"""Validation of a defaulted ``KubeSchedulerConfiguration``, worded as upstream.
+
+Mirrors ``pkg/scheduler/apis/config/validation`` (``validation.go``,
+``validation_pluginargs.go``) for the fields kubepreempt reads: ``parallelism``,
+``percentageOfNodesToScore`` (global and per profile), profiles' ``schedulerName``
+(required, unique), the common queue sort, duplicate ``pluginConfig`` entries, plugins
+removed in v1, the backoff seconds, and the arguments of DefaultPreemption,
+InterPodAffinity, NodeAffinity, NodeResourcesBalancedAllocation, NodeResourcesFit and
+PodTopologySpread. Returns the list of field errors (empty when valid).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.scheduler.config.defaults import API_VERSION, EXTENSION_POINTS
+from kubepreempt.scheduler.config.fielderrors import (
+    duplicate,
+    forbidden,
+    invalid,
+    not_supported,
+    required,
+)
+
+# invalidPluginsByVersion for v1.
+REMOVED_IN_V1 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+STRATEGIES = ["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
+MAX_CUSTOM_PRIORITY_SCORE = 10
+
+_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def label_name_errors(path: str, name: str) -> list[str]:
+    """``metav1validation.ValidateLabelName`` (``IsQualifiedName``), upstream wording."""
+    errs = []
+    parts = name.split("/")
+    if len(parts) == 1:
+        prefix, local = "", parts[0]
+    elif len(parts) == 2:
+        prefix, local = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        elif len(prefix) > 253:
+            errs.append("prefix part must be no more than 253 bytes")
+        elif not _DNS1123_SUBDOMAIN.match(prefix):
+            errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case "
+                        "alphanumeric characters, '-' or '.', and must start and end with an "
+                        "alphanumeric character (e.g. 'example.com', regex used for validation "
+                        "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+    else:
+        return [invalid(path, name, "a qualified name must consist of alphanumeric characters, "
+                        "'-', '_' or '.', and must start and end with an alphanumeric character "
+                        "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
+                        "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+                        "subdomain prefix and '/' (e.g. 'example.com/MyName')")]
+    if not local:
+        errs.append("name part must be non-empty")
+    elif len(local) > 63:
+        errs.append("name part must be no more than 63 bytes")
+    elif not _QUALIFIED.match(local):
+        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and "
+                    "must start and end with an alphanumeric character (e.g. 'MyName',  or "
+                    "'my.name',  or '123-abc', regex used for validation is "
+                    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+    return [invalid(path, name, e) for e in errs]
+
+
+def _percentage(path: str, value: Any) -> list[str]:
+    if value is not None and not 0 <= value <= 100:
+        return [invalid(path, value, "not in valid range [0-100]")]
+    return []
+
+
+def validate(cfg: dict[str, Any]) -> list[str]:
+    """``ValidateKubeSchedulerConfiguration`` for the fields kubepreempt reads."""
+    errs: list[str] = []
+    if cfg["parallelism"] <= 0:
+        errs.append(invalid("parallelism", cfg["parallelism"],
+                            "should be an integer value greater than zero"))
+    profiles = cfg["profiles"]
+    seen: dict[str, int] = {}
+    for i, profile in enumerate(profiles):
+        path = f"profiles[{i}]"
+        name = profile.get("schedulerName") or ""
+        if not name:
+            errs.append(required(f"{path}.schedulerName"))
+        errs += _percentage(f"{path}.percentageOfNodesToScore",
+                            profile.get("percentageOfNodesToScore"))
+        errs += _validate_plugin_config(path, profile)
+        if name in seen:
+            errs.append(duplicate(f"{path}.schedulerName",
+                                  f"profiles[{seen[name]}].schedulerName"))
+        seen[name] = i
+    errs += _validate_common_queue_sort(profiles)
+    errs += _percentage("percentageOfNodesToScore", cfg["percentageOfNodesToScore"])
+    if cfg["podInitialBackoffSeconds"] <= 0:
+        errs.append(invalid("podInitialBackoffSeconds", cfg["podInitialBackoffSeconds"],
+                            "must be greater than 0"))
+    if cfg["podMaxBackoffSeconds"] < cfg["podInitialBackoffSeconds"]:
+        errs.append(invalid("podMaxBackoffSeconds", cfg["podMaxBackoffSeconds"],
+                            "must be greater than or equal to PodInitialBackoffSeconds"))
+    return errs
+
+
+def _validate_common_queue_sort(profiles: list[dict[str, Any]]) -> list[str]:
+    errs = []
+    canon = profiles[0]["plugins"].get("queueSort", {})
+    if len(canon.get("enabled") or []) > 1:
+        errs.append(invalid("profiles[0].plugins.queueSort.Enabled",
+                            len(canon["enabled"]), "only one queue sort plugin can be enabled"))
+    for i in range(1, len(profiles)):
+        curr = profiles[i]["plugins"].get("queueSort", {})
+        if curr != canon:
+            errs.append(invalid(f"profiles[{i}].plugins.queueSort", curr,
+                                "must be the same for all profiles"))
+    return errs
+
+
+def _validate_plugin_config(path: str, profile: dict[str, Any]) -> list[str]:
+    errs: list[str] = []
+    plugins = profile["plugins"]
+    for point in EXTENSION_POINTS:
+        for j, p in enumerate(plugins.get(point, {}).get("enabled") or []):
+            if p["name"] in REMOVED_IN_V1:
+                errs.append(invalid(f"{path}.plugins.{point}.enabled[{j}]", p["name"],
+                                    f'was invalid in version "{API_VERSION}" '
+                                    f'(KubeSchedulerConfiguration is version "{API_VERSION}")'))
+    seen: set[str] = set()
+    for j, cfg in enumerate(profile.get("pluginConfig") or []):
+        cpath = f"{path}.pluginConfig[{j}]"
+        name = cfg.get("name")
+        if name in seen:
+            errs.append(duplicate(cpath, name))
+        seen.add(name)
+        if name in REMOVED_IN_V1:
+            errs.append(invalid(cpath, name, f'was invalid in version "{API_VERSION}" '
+                                f'(KubeSchedulerConfiguration is version "{API_VERSION}")'))
+            continue
+        check = ARGS_VALIDATORS.get(name)
+        if check is not None:
+            # NodeResourcesFit's args are validated when the plugin is built (NewFit), with
+            # paths relative to the args, as upstream.
+            prefix = "" if name == "NodeResourcesFit" else f"{cpath}.args."
+            errs += check(prefix, cfg.get("args") or {})
+    return errs
+
+
+def validate_default_preemption(p: str, args: dict[str, Any]) -> list[str]:
+    """``ValidateDefaultPreemptionArgs``."""
+    errs = []
+    pct, absolute = args["minCandidateNodesPercentage"], args["minCandidateNodesAbsolute"]
+    if not 0 <= pct <= 100:
+        errs.append(invalid(p + "minCandidateNodesPercentage", pct, "not in valid range [0, 100]"))
+    if absolute < 0:
+        errs.append(invalid(p + "minCandidateNodesAbsolute", absolute,
+                            "not in valid range [0, inf)"))
+    if pct == 0 and absolute == 0:
+        errs.append(invalid(p + "minCandidateNodesPercentage", pct,
+                            "cannot be zero at the same time as minCandidateNodesAbsolute"))
+        errs.append(invalid(p + "minCandidateNodesAbsolute", absolute,
+                            "cannot be zero at the same time as minCandidateNodesPercentage"))
+    return errs
+
+
+def validate_inter_pod_affinity(p: str, args: dict[str, Any]) -> list[str]:
+    """``ValidateInterPodAffinityArgs``."""
+    w = args["hardPodAffinityWeight"]
+    if not 0 <= w <= 100:
+        return [invalid(p + "hardPodAffinityWeight", w, "not in valid range [0, 100]")]
+    return []
+
+
+def validate_pod_topology_spread(p: str, args: dict[str, Any]) -> list[str]:
+    """``ValidatePodTopologySpreadArgs``."""
+    errs = []
+    kind = args["defaultingType"]
+    constraints = args.get("defaultConstraints") or []
+    if kind not in ("System", "List"):
+        errs.append(not_supported(p + "defaultingType", kind, ["System", "List"]))
+    elif kind == "System" and constraints:
+        errs.append(invalid(p + "defaultingType", kind, "when .defaultConstraints are not empty"))
+    base = p + "defaultConstraints"
+    for i, c in enumerate(constraints):
+        cp = f"{base}[{i}]"
+        skew = c.get("maxSkew", 0)
+        if skew <= 0:
+            errs.append(invalid(cp + ".maxSkew", skew, "not in valid range (0, inf)"))
+        key = c.get("topologyKey") or ""
+        if not key:
+            errs.append(required(cp + ".topologyKey", "can not be empty"))
+        else:
+            errs += label_name_errors(cp + ".topologyKey", key)
+        when = c.get("whenUnsatisfiable") or ""
+        if not when:
+            errs.append(required(cp + ".whenUnsatisfiable", "can not be empty"))
+        elif when not in ("DoNotSchedule", "ScheduleAnyway"):
+            errs.append(not_supported(cp + ".whenUnsatisfiable", when,
+                                      ["DoNotSchedule", "ScheduleAnyway"]))
+        if c.get("labelSelector") is not None:
+            errs.append(forbidden(cp + ".labelSelector", "constraint must not define a "
+                                  "selector, as they deduced for each pod"))
+        for other in constraints[:i]:
+            if other.get("topologyKey") == key and other.get("whenUnsatisfiable") == when:
+                errs.append(duplicate(f"{base}[{i}]", f"{{{key}, {when}}}"))
+                break
+    return errs
+
+
+def _function_shape(path: str, shape: list[dict[str, Any]]) -> list[str]:
+    if not shape:
+        return [required(path, "at least one point must be specified")]
+    errs = []
+    for i in range(1, len(shape)):
+        if shape[i - 1].get("utilization", 0) >= shape[i].get("utilization", 0):
+            errs.append(invalid(f"{path}[{i}].utilization", shape[i].get("utilization", 0),
+                                "values must be sorted in increasing order"))
+            break
+    for i, point in enumerate(shape):
+        u, s = point.get("utilization", 0), point.get("score", 0)
+        if not 0 <= u <= 100:
+            errs.append(invalid(f"{path}[{i}].utilization", u, "not in valid range [0, 100]"))
+        if not 0 <= s <= MAX_CUSTOM_PRIORITY_SCORE:
+            errs.append(invalid(f"{path}[{i}].score", s,
+                                f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]"))
+    return errs
+
+
+def validate_fit(p: str, args: dict[str, Any]) -> list[str]:
+    """``ValidateNodeResourcesFitArgs``."""
+    errs = []
+    for i, res in enumerate(args.get("ignoredResources") or []):
+        errs += label_name_errors(f"{p}ignoredResources[{i}]", res)
+    for i, group in enumerate(args.get("ignoredResourceGroups") or []):
+        gp = f"{p}ignoredResourceGroups[{i}]"
+        if "/" in group:
+            errs.append(invalid(gp, group, "resource group name can't contain '/'"))
+        errs += label_name_errors(gp, group)
+    sp = p + "scoringStrategy"
+    strategy = args.get("scoringStrategy")
+    if strategy is None:
+        return [*errs, required(sp, "ScoringStrategy field is required")]
+    kind = strategy.get("type", "")
+    if kind not in STRATEGIES:
+        errs.append(not_supported(sp + ".type", kind, STRATEGIES))
+    for i, r in enumerate(strategy.get("resources") or []):
+        w = r.get("weight", 0)
+        if not 0 < w <= 100:
+            errs.append(invalid(f"{sp}.resources[{i}].weight", w,
+                                f"resource weight of {r.get('name', '')} not in valid range "
+                                "(0, 100]"))
+    rtcr = strategy.get("requestedToCapacityRatio")
+    if kind == "RequestedToCapacityRatio":
+        if rtcr is None:
+            errs.append(required(sp + ".requestedToCapacityRatio",
+                                 "must be specified when type is RequestedToCapacityRatio"))
+        else:
+            errs += _function_shape(sp + ".requestedToCapacityRatio.shape",
+                                    rtcr.get("shape") or [])
+    elif rtcr is not None:
+        errs.append(forbidden(sp + ".requestedToCapacityRatio",
+                              "must be nil when type is not RequestedToCapacityRatio"))
+    return errs
+
+
+def validate_balanced_allocation(p: str, args: dict[str, Any]) -> list[str]:
+    """``ValidateNodeResourcesBalancedAllocationArgs``."""
+    errs = []
+    seen: set[str] = set()
+    for i, r in enumerate(args.get("resources") or []):
+        name = r.get("name", "")
+        if name in seen:
+            errs.append(duplicate(f"{p}resources[{i}].name", name))
+        seen.add(name)
+        if r.get("weight") != 1:
+            errs.append(invalid(f"{p}resources[{i}].weight", r.get("weight"), "must be 1"))
+    return errs
+
+
+def validate_node_affinity(p: str, args: dict[str, Any]) -> list[str]:
+    """``ValidateNodeAffinityArgs``: the added terms must parse."""
+    added = args.get("addedAffinity")
+    if not added:
+        return []
+    errs = []
+    req = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+    base = p + "addedAffinity"
+    if req is not None:
+        for i, term in enumerate(req.get("nodeSelectorTerms") or []):
+            try:
+                NodeSelectorTerm.parse(term)
+            except SelectorError as exc:
+                errs.append(invalid(f"{base}.requiredDuringSchedulingIgnoredDuringExecution"
+                                    f".nodeSelectorTerms[{i}]", term, str(exc)))
+    for i, pref in enumerate(added.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
+        try:
+            NodeSelectorTerm.parse(pref.get("preference"))
+        except SelectorError as exc:
+            errs.append(invalid(f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+                                ".preference", pref.get("preference"), str(exc)))
+    return errs
+
+
+ARGS_VALIDATORS = {
+    "DefaultPreemption": validate_default_preemption,
+    "InterPodAffinity": validate_inter_pod_affinity,
+    "NodeAffinity": validate_node_affinity,
+    "NodeResourcesBalancedAllocation": validate_balanced_allocation,
+    "NodeResourcesFit": validate_fit,
+    "PodTopologySpread": validate_pod_topology_spread,
+}
