@@ -7,8 +7,6 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli import print_json
@@ -101,6 +99,9 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
 
 def render_what_if(result: WhatIf, explain: bool) -> None:
     """Readable output: one row per pod, then the summary."""
+    from rich.console import Console  # only for tables: JSON output skips importing rich
+    from rich.table import Table
+
     console = Console(width=None if sys.stdout.isatty() else 120)
     table = Table("pod", "workload", "priority", "result", "node", "victims / why pending",
                   title="New pods, in the order the scheduler takes them")
@@ -145,6 +146,9 @@ def _iso(epoch: float) -> str:
 
 def render(decision: Decision, explain: bool) -> None:
     """Readable output: one sentence, then tables."""
+    from rich.console import Console  # only for tables: JSON output skips importing rich
+    from rich.table import Table
+
     # Pipes get 80 columns by default, which truncates node and pod names; folding is
     # better than an ellipsis, and a wider default suits the tables.
     console = Console(width=None if sys.stdout.isatty() else 120)

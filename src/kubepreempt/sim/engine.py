@@ -105,6 +105,7 @@ class Simulator:
                  keep_timeline: bool = True, node_pressure: bool = False,
                  controller_latency: float = 0.0, seed: int = 0,
                  autoscale: AutoscalerOptions | None = None,
+                 kueue_version: str = "current",
                  best_candidates: bool | None = None) -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
@@ -168,6 +169,9 @@ class Simulator:
         if autoscale is not None:
             from kubepreempt.sim.autoscaler import Autoscaler
             self.actors.append(Autoscaler(self, autoscale, seed))
+        if scenario.kueue is not None:
+            from kubepreempt.sim.kueue_actor import KueueActor
+            self.actors.append(KueueActor(self, scenario.kueue, kueue_version))
         self._setup()
 
     # ---- setup ----
@@ -776,6 +780,7 @@ def simulate(scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
              node_pressure: bool = False, controller_latency: float = 0.0,
              seed: int | None = 0, autoscale: AutoscalerOptions | None = None,
              max_events: int | None = DEFAULT_MAX_EVENTS,
+             kueue_version: str = "current",
              best_candidates: bool | None = None) -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
@@ -784,10 +789,12 @@ def simulate(scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
     ``seed`` fixes the controllers' generated pod names (and the random expander) and the
     preemption candidate window's offsets; ``autoscale`` runs the Cluster Autoscaler with
     these options; more than ``max_events`` events (None: no limit) ends the run with an
-    InputError; ``queue`` and ``best_candidates`` are as for :class:`Simulator`.
+    InputError; ``kueue_version`` (``current`` or ``v0.7``) is the Kueue release a
+    scenario's Kueue objects follow; ``queue`` and ``best_candidates`` are as for
+    :class:`Simulator`.
     """
     if queue not in (*MODES, "priority"):
         raise InputError(f"--queue must be one of {', '.join(MODES)}, not {queue!r}")
     return Simulator(scenario, queue, latency, keep_timeline, node_pressure,
                      controller_latency, seed or 0, autoscale,
-                     best_candidates).run(until, progress, max_events)
+                     kueue_version, best_candidates).run(until, progress, max_events)
