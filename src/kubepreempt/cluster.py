@@ -99,6 +99,9 @@ class Cluster:
     # A KubeSchedulerConfiguration among the inputs (or set by --scheduler-config): the
     # profiles a Scheduler over this snapshot uses. None = upstream's default profile.
     scheduler_config: Any = None
+    # "namespace/name" -> kind of the input's namespaced objects other than pods: hints
+    # for a user who names a Deployment (say) where a pod is expected.
+    other_objects: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -435,6 +438,10 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     for kind in SOURCE_KINDS:
         for o in docs.of(kind):
             cluster.spread_sources.add(kind, o.body, o.source)
+    for kind, objs in docs.by_kind.items():
+        if kind != "Pod":
+            cluster.other_objects.update((f"{o.namespace}/{o.name}", kind)
+                                         for o in objs if o.namespace)
     for o in docs.of("PodDisruptionBudget"):
         pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)
