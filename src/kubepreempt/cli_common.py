@@ -25,6 +25,7 @@ import typer
 import yaml
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kubepreempt.api.names import DEFAULT_NAMESPACE, did_you_mean, object_key
 
@@ -111,12 +112,14 @@ class _KeyedTable(Table):
     """A table that keeps its key columns' values whole (other columns fold)."""
 
     keys: tuple[int, ...] = ()
+    markup: bool = True
 
     def add_row(self, *values: Any, **kwargs: Any) -> None:
         for i in self.keys:
             if i < len(values) and isinstance(values[i], str):
                 col = self.columns[i]
-                longest = max((len(line) for line in values[i].splitlines()), default=0)
+                plain = Text.from_markup(values[i]).plain if self.markup else values[i]
+                longest = max((len(line) for line in plain.splitlines()), default=0)
                 col.min_width = max(col.min_width or 0, longest)
         super().add_row(*values, **kwargs)
 

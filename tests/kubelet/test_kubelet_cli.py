@@ -49,8 +49,12 @@ def test_kubelet_admit_readable_output_shows_shortfall_and_steps(capsys):
                        "--node", "worker-1")
     assert code == 0
     assert "shortfall to free: memory=550Mi" in out
-    for qos in ("Guaranteed step", "Burstable step", "BestEffort step"):
-        assert qos in out
+    # One table row per QoS step: the class, then (whole) the pod chosen at that step.
+    rows = {line.split("│")[1].strip(): line.split("│")[5].strip()
+            for line in out.split("victim selection")[1].splitlines()
+            if line.count("│") == 6 and line.split("│")[1].strip()}
+    assert rows == {"Guaranteed": "default/high-request-guaranteed",
+                    "Burstable": "default/high-request-burstable", "BestEffort": "-"}
     assert "evict" in out
 
 

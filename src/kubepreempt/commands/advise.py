@@ -10,7 +10,17 @@ from rich.console import Console
 from rich.table import Table
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DATA_OUTPUTS,
+    DEFAULT_NAMESPACE,
+    DEFAULT_SEED,
+    TABLE,
+    emit,
+    namespace_option,
+    object_key,
+    output_option,
+    seed_option,
+)
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import load_cluster, resolve_pod
 from kubepreempt.manifests import load_documents
@@ -28,7 +38,9 @@ def register(app: typer.Typer) -> None:
     def advise_cmd(
         files: FilesArg,
         pod: Annotated[str | None, typer.Option(
-            "--pod", help="A pending pod of the input, NAMESPACE/NAME.")] = None,
+            "--pod", metavar="[NAMESPACE/]NAME",
+            help="A pending pod of the input; a bare NAME is in -n.")] = None,
+        namespace: Annotated[str, namespace_option()] = DEFAULT_NAMESPACE,
         new: Annotated[list[str] | None, typer.Option(
             "-f", "--filename", help="A new Pod or workload to advise on (repeatable).")] = None,
         like: Annotated[str | None, typer.Option(
@@ -40,15 +52,13 @@ def register(app: typer.Typer) -> None:
             "--node-label", help="KEY=VALUE label of --node-shape nodes (repeatable).")] = None,
         taint: Annotated[list[str] | None, typer.Option(
             "--node-taint", help="KEY[=VALUE]:EFFECT taint of --node-shape nodes.")] = None,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
-        seed: Annotated[int, typer.Option("--seed", help="Seed for generated names.")] = 0,
+        output: Annotated[str, output_option()] = TABLE,
+        seed: Annotated[int, seed_option("generated pod names")] = DEFAULT_SEED,
         scheduler_config: Annotated[str | None, typer.Option(
             "--scheduler-config", help=CLI_HELP)] = None,
     ) -> None:
         """Lowest priority / PriorityClass that places it, PDBs in the way, nodes to add,
         and the filters that exclude nodes with the smallest change that admits one."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
         if (pod is None) == (not new):
             raise typer.BadParameter("give exactly one of --pod NAMESPACE/NAME or -f FILE",
                                      param_hint="--pod")
@@ -58,7 +68,7 @@ def register(app: typer.Typer) -> None:
         cluster = load_cluster(files)
         use_scheduler_config(cluster, scheduler_config)
         if pod is not None:
-            target = resolve_pod(cluster, pod)
+            target = resolve_pod(cluster, object_key(pod, namespace))
             workloads = [(f"Pod/{target.key}", [target], False)]
             subject = target.key
         else:
@@ -70,8 +80,8 @@ def register(app: typer.Typer) -> None:
         template = node_like(cluster, like) if like else (
             parse_shape(shape, label or (), taint or ()) if shape else None)
         result = advise(cluster, workloads, subject=subject, node_template=template)
-        if output == "json":
-            print_json(result.to_json())
+        if output in DATA_OUTPUTS:
+            emit({**result.to_json(), "seed": seed}, output)
         else:
             render(result)
 

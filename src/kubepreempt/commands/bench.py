@@ -10,10 +10,12 @@ import psutil
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from kubepreempt import workloads
-from kubepreempt.cli import fail_input, print_json
+from kubepreempt.cli import fail_input
+from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, output_option
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 
 
@@ -71,7 +73,7 @@ def register(app: typer.Typer) -> None:
     def bench_cmd(
         workload: Annotated[str | None, typer.Argument(
             help="Workload name (see --list).")] = None,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        output: Annotated[str, output_option()] = TABLE,
         scale: Annotated[float, typer.Option(
             "--scale", help="Multiply node and pod counts (e.g. 0.01 for a quick run).")] = 1.0,
         list_: Annotated[bool, typer.Option("--list", help="List the workloads.")] = False,
@@ -85,19 +87,17 @@ def register(app: typer.Typer) -> None:
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Run an upstream scheduler_perf workload in memory and report pods per second."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
         if list_:
-            if output == "json":
-                print_json([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
+            if output in DATA_OUTPUTS:
+                emit([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
                              "measuredPods": w.total_pods, "description": w.description}
-                            for w in workloads.WORKLOADS.values()])
+                      for w in workloads.WORKLOADS.values()], output)
                 return
-            table = Table("workload", "nodes", "initial pods", "measured pods", "what")
+            table = new_table("workload", "nodes", "initial", "measured", "what")
             for w in workloads.WORKLOADS.values():
                 table.add_row(w.name, str(w.nodes), str(w.initial), str(w.total_pods),
                               w.description)
-            Console().print(table)
+            new_console().print(table)
             return
         if workload is None:
             fail_input("name a workload (kubepreempt bench --list shows them)")
@@ -109,10 +109,10 @@ def register(app: typer.Typer) -> None:
         except KeyError as exc:
             fail_input(exc.args[0])
             return
-        if output == "json":
-            print_json(result)
+        if output in DATA_OUTPUTS:
+            emit(result, output)
         else:
-            table = Table("key", "value", title=result["workload"])
+            table = new_table("key", "value", keys=(0, 1), title=result["workload"])
             for k, v in result.items():
                 table.add_row(k, str(v))
-            Console().print(table)
+            new_console().print(table)

@@ -13,6 +13,13 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import parse_time
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DEFAULT_NAMESPACE,
+    TABLE,
+    namespace_option,
+    object_key,
+    output_option,
+)
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
 from kubepreempt.manifests import load_documents
@@ -65,26 +72,27 @@ def register(app: typer.Typer) -> None:
     @app.command("kueue")
     def kueue(
         files: Annotated[list[str], typer.Argument(help="Manifests: files, dirs or -.")],
-        workload: Annotated[str, typer.Option("--workload", help="NAMESPACE/NAME.")],
-        output: Annotated[str, typer.Option("-o", "--output", help="json, yaml or table.")]
-        = "table",
+        workload: Annotated[str, typer.Option(
+            "--workload", metavar="[NAMESPACE/]NAME",
+            help="The Workload; a bare NAME is in -n.")],
+        namespace: Annotated[str, namespace_option()] = DEFAULT_NAMESPACE,
+        output: Annotated[str, output_option()] = TABLE,
         explain: Annotated[bool, typer.Option("--explain", help="Show quotas, shares, "
                                               "candidates.")] = False,
-        now: Annotated[str | None, typer.Option("--now", help="RFC 3339 time used as "
+        now: Annotated[str | None, typer.Option("--now", metavar="RFC3339",
+                                                help="Time used as "
                                                 "'now' (conditions, ordering).")] = None,
         kueue_version: Annotated[str, typer.Option(
             "--kueue-version", help="Kueue release whose rules apply: current or v0.7.")]
         = CURRENT,
     ) -> None:
         """Decide what Kueue does with a workload: admit, preempt or pending."""
-        if output not in ("json", "yaml", "table"):
-            raise InputError(f"unknown output format {output!r} (json, yaml or table)")
-        if "/" not in workload:
-            workload = f"default/{workload}"
+        workload = object_key(workload, namespace, "--workload")
         try:
             when = parse_time(now) if now else None
         except ValueError as exc:
-            raise InputError(f"--now: {exc}") from None
+            raise InputError(f"--now {now}: {exc}; expected an RFC 3339 time such as "
+                             "2024-05-01T12:00:00Z") from None
         sem = semantics_for(kueue_version)
         docs = load_documents(files)
         docs.warn_unused(KINDS if sem.hierarchical_cohorts

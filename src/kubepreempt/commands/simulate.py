@@ -8,10 +8,19 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
-from rich.table import Table
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DATA_OUTPUTS,
+    DEFAULT_SEED,
+    TABLE,
+    emit,
+    loading,
+    output_option,
+    seed_option,
+)
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.engine import SimResult, simulate
 from kubepreempt.sim.scenario import load_scenario, parse_duration
@@ -37,14 +46,14 @@ def register(app: typer.Typer) -> None:
     @app.command("simulate")
     def simulate_cmd(
         files: FilesArg,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        output: Annotated[str, output_option()] = TABLE,
         report: Annotated[str | None, typer.Option(
             "--report", help="Write a self-contained HTML report to this file.")] = None,
         queue: Annotated[str, typer.Option(
             "--queue", help="priority (activeQ heap + nominations) or fifo (pre-1.9).")]
         = "priority",
-        seed: Annotated[int | None, typer.Option(
-            "--seed", help="Seed for Poisson arrivals (kubepreempt.io/rate).")] = None,
+        seed: Annotated[int, seed_option("Poisson arrivals (kubepreempt.io/rate)")]
+        = DEFAULT_SEED,
         until: Annotated[str | None, typer.Option(
             "--until", help="Stop at this simulated time (e.g. 2h); default: when idle.")]
         = None,
@@ -61,13 +70,12 @@ def register(app: typer.Typer) -> None:
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
         if queue not in ("priority", "fifo"):
             raise typer.BadParameter("must be priority or fifo", param_hint="--queue")
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
-        scenario = load_scenario(files, seed)
+        with loading("reading the scenario", output):
+            scenario = load_scenario(files, seed)
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure)
@@ -75,12 +83,12 @@ def register(app: typer.Typer) -> None:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
             write_report(result, report)
-        if output == "json":
-            print_json(result.to_json())
+        if output in DATA_OUTPUTS:
+            emit({**result.to_json(), "seed": seed}, output)
         else:
             render(result, max_rows)
             if report:
-                Console().print(f"Report written to {report}")
+                new_console().print(f"Report written to {report}")
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
@@ -111,27 +119,33 @@ def _run(scenario, queue: str, latency: float, until: float | None,
             state["bar"].stop()
 
 
+def _time(t: float) -> str:
+    """Seconds, to the millisecond at most: float sums print no 0.30000000000000004."""
+    return f"{round(t, 3):g}"
+
+
 def _fmt(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
 def render(result: SimResult, max_rows: int) -> None:
     """Timeline table, then the per-PriorityClass summary."""
-    console = Console()
+    console = new_console()
     events = result.events
     shown = events if max_rows <= 0 else events[:max_rows]
-    table = Table("time (s)", "event", "pod", "node", "detail", title="Timeline")
+    table = new_table("time (s)", "event", "pod", "node", "detail", keys=(0, 1, 2),
+                      title="Timeline")
     for e in shown:
         style = _STYLE.get(e.type, "")
-        table.add_row(f"{e.time:g}", f"[{style}]{e.type}[/]" if style else e.type, e.pod,
+        table.add_row(_time(e.time), f"[{style}]{e.type}[/]" if style else e.type, e.pod,
                       e.node or "", e.detail)
     console.print(table)
     if len(shown) < len(events):
         console.print(f"... {len(events) - len(shown)} more events (--max-rows 0 shows all, "
                       "-o json gives them all)")
-    summary = Table("PriorityClass", "priority", "pods", "scheduled", "preempted", "pending",
-                    "mean pending (s)", "p95 pending (s)", "work lost (pod-s)",
-                    title="Summary per PriorityClass")
+    summary = new_table("PriorityClass", "prio", "pods", "sched", "preempted", "pending",
+                        "mean wait s", "p95 wait s", "lost pod-s",
+                        title="Summary per PriorityClass (wait: time pending)")
     for name, c in result.metrics["classes"].items():
         summary.add_row(name, str(c["priority"]), str(c["pods"]), str(c["scheduled"]),
                         str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
