@@ -47,8 +47,8 @@ def render(res: AdmissionResult, console: Console | None = None) -> None:
     if res.shortfall:
         console.print("shortfall to free: " + ", ".join(str(r) for r in res.shortfall))
     if res.steps:
-        steps = new_table("QoS step", "candidates", "assumed gone", "still needed",
-                          "chosen", keys=(0, 1, 4), title="victim selection, by QoS class",
+        steps = new_table("QoS step", "candidates", "others gone", "needed",
+                          "chosen", keys=(0, 4), title="victim selection, by QoS class",
                           title_justify="left")
         for step in res.steps:
             steps.add_row(step.qos, "\n".join(step.candidates) or "-",
