@@ -74,6 +74,7 @@ def _commands(path: Path) -> list[Command]:
     out: list[Command] = []
     lines = path.read_text().splitlines()
     i = 0
+    previous: tuple[int, list[Command]] = (-10, [])  # end line, commands of the last block
     while i < len(lines):
         m = re.match(r"^```(\w*)\s*$", lines[i])
         if not m:
@@ -88,6 +89,12 @@ def _commands(path: Path) -> list[Command]:
         i += 1
         if lang not in SHELL_LANGS:
             continue
+        if (lang == "" and start - previous[0] <= 3 and len(previous[1]) == 1
+                and not any(text.startswith(PROGRAMS) for _, text in block)):
+            # An unlabelled block right after a one-command block: that command's output.
+            previous[1][0].output = [text for _, text in block]
+            continue
+        first = len(out)
         prompt = any(text.startswith("$ ") for _, text in block)
         j = 0
         while j < len(block):
@@ -110,6 +117,7 @@ def _commands(path: Path) -> list[Command]:
             for part in text.split(" && "):
                 out.append(Command(f"{path.relative_to(ROOT)}:{num}", start, part.strip(),
                                    shown))
+        previous = (i, out[first:])
     return out
 
 

@@ -130,8 +130,8 @@ def table(*columns: str, keys: tuple[int, ...] = (0,), **kwargs: Any) -> Table:
     instead of an ellipsis, so the table fits at 80 columns."""
     t = _KeyedTable(**kwargs)
     t.keys = keys
-    for col in columns:
-        t.add_column(col, overflow="fold")
+    for i, col in enumerate(columns):
+        t.add_column(col, overflow="fold", min_width=len(col) if i in keys else None)
     return t
 
 

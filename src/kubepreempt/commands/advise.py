@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
@@ -21,6 +18,8 @@ from kubepreempt.cli_common import (
     output_option,
     seed_option,
 )
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import load_cluster, resolve_pod
 from kubepreempt.manifests import load_documents
@@ -101,7 +100,7 @@ def _outcome_text(o: dict[str, Any]) -> str:
 
 def render(a: Advice) -> None:
     """The readable report."""
-    console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+    console = new_console()
     console.print(f"[bold]{a.subject}[/] ({a.pods} pod(s))")
     console.print(f"As it is (priority {a.current['priority']}): {_outcome_text(a.current)}")
     p = a.priority
@@ -137,8 +136,8 @@ def render(a: Advice) -> None:
     if a.filters_pod is None:
         console.print("Filters: every pod finds a node (no filter analysis needed).")
         return
-    table = Table("filter", "nodes", "reasons", "smallest change that admits a node",
-                  title=f"Filters rejecting nodes for {a.filters_pod}")
+    table = new_table("filter", "nodes", "reasons", "smallest change that admits a node",
+                      title=f"Filters rejecting nodes for {a.filters_pod}")
     for f in a.filters:
         s = f.get("suggestion")
         text = "-" if s is None else (f"{s['change']} (admits {s['admits']}; then "

@@ -6,8 +6,6 @@ from typing import Annotated, Any
 
 import typer
 import yaml
-from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import parse_time
@@ -20,6 +18,8 @@ from kubepreempt.cli_common import (
     object_key,
     output_option,
 )
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
 from kubepreempt.manifests import load_documents
@@ -30,7 +30,7 @@ def _amount(res: str, v: int | None) -> str:
 
 
 def _render(d: Decision, explain: bool) -> None:
-    console = Console()
+    console = new_console()
     colour = {"admit": "green", "preempt": "yellow", "pending": "red"}[d.result]
     console.print(f"[bold]{d.workload}[/] -> [{colour}]{d.result}[/] in ClusterQueue "
                   f"{d.cluster_queue or '-'}" + (" (borrowing)" if d.borrowing else ""))
@@ -39,7 +39,7 @@ def _render(d: Decision, explain: bool) -> None:
     if d.message:
         console.print(f"  {d.message}")
     if d.targets:
-        table = Table("victim", "ClusterQueue", "priority", "reason")
+        table = new_table("victim", "ClusterQueue", "priority", "reason", keys=(0, 1))
         for t in sorted(d.targets, key=lambda t: t.info.key):
             table.add_row(t.info.key, t.info.cluster_queue, str(t.info.obj.priority), t.reason)
         console.print(table)
@@ -47,8 +47,8 @@ def _render(d: Decision, explain: bool) -> None:
         return
     after = {(r["clusterQueue"], r["flavor"], r["resource"]): r["usage"]
              for r in d.explain.get("quotasAfter", [])}
-    table = Table("ClusterQueue", "flavor", "resource", "nominal", "borrowingLimit", "usage",
-                  "usage after", title="quotas")
+    table = new_table("ClusterQueue", "flavor", "resource", "nominal", "borrowing limit",
+                      "usage", "usage after", keys=(0, 1, 2), title="quotas")
     for r in d.explain["quotas"]:
         k = (r["clusterQueue"], r["flavor"], r["resource"])
         table.add_row(r["clusterQueue"], r["flavor"], r["resource"],
@@ -56,7 +56,7 @@ def _render(d: Decision, explain: bool) -> None:
                       _amount(r["resource"], r["borrowingLimit"]),
                       _amount(r["resource"], r["usage"]), _amount(r["resource"], after.get(k)))
     console.print(table)
-    shares = Table("ClusterQueue", "share before", "share after", title="weighted shares")
+    shares = new_table("ClusterQueue", "share before", "share after", title="weighted shares")
     for name, before in d.explain["sharesBefore"].items():
         shares.add_row(name, str(before), str(d.explain.get("sharesAfter", {}).get(name, "-")))
     console.print(shares)
