@@ -25,7 +25,6 @@ import typer
 import yaml
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from kubepreempt.api.names import DEFAULT_NAMESPACE, did_you_mean, object_key
 
@@ -108,30 +107,18 @@ def console(stderr: bool = False) -> Console:
     return Console(width=width, stderr=stderr, highlight=False, soft_wrap=True)
 
 
-class _KeyedTable(Table):
-    """A table that keeps its key columns' values whole (other columns fold)."""
-
-    keys: tuple[int, ...] = ()
-    markup: bool = True
-
-    def add_row(self, *values: Any, **kwargs: Any) -> None:
-        for i in self.keys:
-            if i < len(values) and isinstance(values[i], str):
-                col = self.columns[i]
-                plain = Text.from_markup(values[i]).plain if self.markup else values[i]
-                longest = max((len(line) for line in plain.splitlines()), default=0)
-                col.min_width = max(col.min_width or 0, longest)
-        super().add_row(*values, **kwargs)
-
-
 def table(*columns: str, keys: tuple[int, ...] = (0,), **kwargs: Any) -> Table:
     """A table whose key columns (by index; the first by default: the names a user copies
     into the next command) are never cut; other columns fold long values onto more lines
     instead of an ellipsis, so the table fits at 80 columns."""
-    t = _KeyedTable(**kwargs)
-    t.keys = keys
+    # kubectl's plain layout: no borders, two spaces between columns (borders cost 3
+    # columns each, which is what pushes tables past 80).
+    kwargs = {"box": None, "pad_edge": False, "padding": (0, 1), "header_style": "bold",
+              "title_justify": "left", **kwargs}
+    t = Table(**kwargs)
     for i, col in enumerate(columns):
-        t.add_column(col, overflow="fold", min_width=len(col) if i in keys else None)
+        # no_wrap: rich shrinks only the other columns to fit the width.
+        t.add_column(col, overflow="fold", no_wrap=i in keys)
     return t
 
 

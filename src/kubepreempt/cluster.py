@@ -378,6 +378,11 @@ def pdb_disruptions_allowed(pdb: PodDisruptionBudget, pods: Iterable[Pod]) -> in
     return max(0, healthy - desired)
 
 
+#: Kinds whose controllers create pods (for hints when one is named where a pod is expected).
+POD_CREATORS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob",
+                          "DaemonSet", "ReplicationController"})
+
+
 def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str] = ()) -> Cluster:
     """Typed cluster snapshot from loaded documents.
 
@@ -438,7 +443,9 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     for kind in SOURCE_KINDS:
         for o in docs.of(kind):
             cluster.spread_sources.add(kind, o.body, o.source)
-    for kind, objs in docs.by_kind.items():
+    # Kinds whose controllers create pods go last: a Deployment's name wins over the
+    # Service of the same name.
+    for kind, objs in sorted(docs.by_kind.items(), key=lambda kv: kv[0] in POD_CREATORS):
         if kind != "Pod":
             cluster.other_objects.update((f"{o.namespace}/{o.name}", kind)
                                          for o in objs if o.namespace)

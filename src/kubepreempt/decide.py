@@ -19,7 +19,7 @@ import numpy as np
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.names import did_you_mean, object_key
 from kubepreempt.api.objects import Node, Pod
-from kubepreempt.cluster import Cluster, build_cluster
+from kubepreempt.cluster import POD_CREATORS, Cluster, build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.cycle import (
@@ -155,9 +155,11 @@ def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:
     found = cluster.find_pod(key)
     if found is None:
         kind = cluster.other_objects.get(key)
-        if kind is not None:
+        if kind in POD_CREATORS:
             raise InputError(f"--pod {key}: this is a {kind}, not a pod; to place the pods "
                              f"it creates, give its manifest with `schedule -f FILE`")
+        if kind is not None:
+            raise InputError(f"--pod {key}: this is a {kind}, not a pod")
         hint = did_you_mean(key, [*cluster.pods, *cluster.pending])
         raise InputError(f"--pod {key}: no such pod in the input{hint}")
     if found.bound:

@@ -4,6 +4,7 @@ and bad input giving one-line errors with exit status 2."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -50,9 +51,10 @@ def test_kubelet_admit_readable_output_shows_shortfall_and_steps(capsys):
     assert code == 0
     assert "shortfall to free: memory=550Mi" in out
     # One table row per QoS step: the class, then (whole) the pod chosen at that step.
-    rows = {line.split("│")[1].strip(): line.split("│")[5].strip()
-            for line in out.split("victim selection")[1].splitlines()
-            if line.count("│") == 6 and line.split("│")[1].strip()}
+    steps = out.split("victim selection")[1].split("victims (kill order)")[0]
+    rows = {cells[0]: cells[-1] for cells in (re.split(r"\s{2,}", line.strip())
+                                              for line in steps.splitlines()[2:])
+            if cells[0] in ("Guaranteed", "Burstable", "BestEffort")}
     assert rows == {"Guaranteed": "default/high-request-guaranteed",
                     "Burstable": "default/high-request-burstable", "BestEffort": "-"}
     assert "evict" in out
