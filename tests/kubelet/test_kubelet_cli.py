@@ -161,7 +161,7 @@ containers:
     code, _, err = run(capsys, "evict-rank", str(path), "--node", "a")
     assert code == 2
     assert len(err.strip().splitlines()) == 1
-    assert f"{path}[3]: PodMetrics default/p" in err
+    assert f"{path}, document 4: PodMetrics default/p" in err
     assert "twelve" in err
 
 

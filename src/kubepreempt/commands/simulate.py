@@ -79,16 +79,23 @@ def register(app: typer.Typer) -> None:
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure)
+        report_error: InputError | None = None
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
-            write_report(result, report)
+            try:
+                write_report(result, report)
+            except OSError as exc:  # still print the run; then fail as bad input
+                report_error = InputError(f"--report {report}: cannot write: "
+                                          f"{exc.strerror or exc}")
         if output in DATA_OUTPUTS:
             emit({**result.to_json(), "seed": seed}, output)
         else:
             render(result, max_rows)
-            if report:
+            if report and report_error is None:
                 new_console().print(f"Report written to {report}")
+        if report_error is not None:
+            raise report_error
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
