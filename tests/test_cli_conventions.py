@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +16,7 @@ import yaml
 
 from kubepreempt import __version__
 from kubepreempt.cli import app, main
-from kubepreempt.cli_common import DEFAULT_SEED
+from kubepreempt.cli_common import DEFAULT_SEED, loading
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE, CandidateMetrics, pick_one_node
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,3 +168,21 @@ def test_same_command_same_answer_without_seed(capsys, monkeypatch) -> None:
     other = json.loads(run(capsys, *args, "--seed", "7")[1])
     assert first == second and first["seed"] == DEFAULT_SEED
     assert other["seed"] == 7 and other["events"] != first["events"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("output", "seconds", "shown"), [
+    ("table", 0.6, True),    # a slow load in a terminal: a spinner once the delay passed
+    ("table", 0.0, False),   # a fast one: nothing
+    ("json", 0.6, False),    # data output: never
+])
+def test_slow_loads_show_a_spinner_on_stderr(monkeypatch, output, seconds, shown) -> None:
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    with loading("reading the cluster", output, delay=0.2):
+        time.sleep(seconds)
+    assert ("reading the cluster" in err.getvalue()) is shown

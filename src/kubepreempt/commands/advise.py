@@ -13,6 +13,7 @@ from kubepreempt.cli_common import (
     DEFAULT_SEED,
     TABLE,
     emit,
+    loading,
     namespace_option,
     object_key,
     output_option,
@@ -64,7 +65,8 @@ def register(app: typer.Typer) -> None:
         if like and shape:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
-        cluster = load_cluster(files)
+        with loading("reading the cluster", output):
+            cluster = load_cluster(files)
         use_scheduler_config(cluster, scheduler_config)
         if pod is not None:
             target = resolve_pod(cluster, object_key(pod, namespace))

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 
 from kubepreempt.api.quantity import format_amount
-from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, output_option
+from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, loading, output_option
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import build_cluster
@@ -55,7 +55,8 @@ def register(app: typer.Typer) -> None:
         if resource not in RESOURCES:
             raise typer.BadParameter(f"must be one of {', '.join(RESOURCES)}",
                                      param_hint="--resource")
-        docs = load_documents(files)
+        with loading("reading the manifests", output):
+            docs = load_documents(files)
         cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
         usage = parse_pod_metrics(docs.of(METRICS_KIND))
         rank = rank_node(cluster, node, resource, usage)

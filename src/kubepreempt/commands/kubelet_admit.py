@@ -13,6 +13,7 @@ from kubepreempt.cli_common import (
     DEFAULT_NAMESPACE,
     TABLE,
     emit,
+    loading,
     namespace_option,
     object_key,
     output_option,
@@ -75,7 +76,8 @@ def register(app: typer.Typer) -> None:
         output: Annotated[str, output_option()] = TABLE,
     ) -> None:
         """Kubelet admission: admit, evict pods for a critical pod, or reject."""
-        docs = load_documents(files)
+        with loading("reading the manifests", output):
+            docs = load_documents(files)
         cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
         key = object_key(pod, namespace)
         res = admit(cluster, key, node)

@@ -14,6 +14,7 @@ from kubepreempt.cli import print_json
 from kubepreempt.cli_common import (
     DEFAULT_NAMESPACE,
     TABLE,
+    loading,
     namespace_option,
     object_key,
     output_option,
@@ -94,7 +95,8 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"--now {now}: {exc}; expected an RFC 3339 time such as "
                              "2024-05-01T12:00:00Z") from None
         sem = semantics_for(kueue_version)
-        docs = load_documents(files)
+        with loading("reading the manifests", output):
+            docs = load_documents(files)
         docs.warn_unused(KINDS if sem.hierarchical_cohorts
                          else tuple(k for k in KINDS if k != "Cohort"))
         d = decide(load_inputs(docs, version=sem.version), workload, when)
