@@ -69,10 +69,10 @@ def _root(
 _register_commands()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog_name: str = "kubepreempt") -> int:
     """Entry point: run the CLI, turning input errors into exit status 2."""
     try:
-        app(args=list(argv) if argv is not None else None, prog_name="kubepreempt")
+        app(args=list(argv) if argv is not None else None, prog_name=prog_name)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -94,7 +94,11 @@ def run() -> None:
     Freeing a 50,000-pod snapshot object by object takes longer than some decisions; the
     process ends anyway, so flush the output and leave at once.
     """
-    code = main()
+    finish(main())
+
+
+def finish(code: int) -> None:
+    """Flush the output and leave at once with ``code`` (see :func:`run`)."""
     for stream in (sys.stdout, sys.stderr):
         # The reader may have gone away (e.g. `| head`); there is nothing left to tell it.
         with contextlib.suppress(BrokenPipeError, ValueError):

@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from kubepreempt.admission.quota import CONFIG_KINDS as QUOTA_CONFIG_KINDS
+from kubepreempt.admission.quota import KIND as QUOTA_KIND
+from kubepreempt.admission.quota import QuotaAdmission
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import (
     Namespace,
@@ -36,7 +39,8 @@ CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
 SCHEDULER_CONFIG_KIND = "KubeSchedulerConfiguration"
 SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
-                   "RuntimeClass", *SOURCE_KINDS, SCHEDULER_CONFIG_KIND)
+                   "RuntimeClass", QUOTA_KIND, *QUOTA_CONFIG_KINDS, *SOURCE_KINDS,
+                   SCHEDULER_CONFIG_KIND)
 
 
 def _clamp(amount: int) -> int:
@@ -80,6 +84,8 @@ class Cluster:
     priority: PriorityResolver = field(default_factory=PriorityResolver)
     # Applies RuntimeClass overhead and scheduling to pods the apiserver has not admitted.
     runtime_classes: RuntimeClassAdmission = field(default_factory=RuntimeClassAdmission)
+    # ResourceQuota admission for pods created after loading (schedule -f, the simulator).
+    quota: QuotaAdmission = field(default_factory=QuotaAdmission)
     generation: int = 0  # bumped on every change
     node_generation: int = 0  # bumped when nodes are added, removed or changed
     _node_cache: dict = field(default_factory=dict)
@@ -399,7 +405,8 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     classes: list[PriorityClass] = [parse_priority_class(o.body, o.source)
                                     for o in docs.of("PriorityClass")]
     cluster = Cluster(priority=PriorityResolver(classes), runtime_classes=RuntimeClassAdmission(
-        parse_runtime_class(o.body, o.source) for o in docs.of("RuntimeClass")))
+        parse_runtime_class(o.body, o.source) for o in docs.of("RuntimeClass")),
+        quota=QuotaAdmission.from_documents(docs))
     for o in docs.of("Namespace"):
         meta = o.body.get("metadata") or {}
         labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}

@@ -272,3 +272,23 @@ def test_a_pod_that_fits_may_have_any_priority() -> None:
     assert a.priority["result"] == "scheduled"
     big = cluster.find_pod("shop/small")
     assert schedule(cluster, fresh(big, priority=-(2**31)), now=NOW).result == "scheduled"
+
+
+def test_quota_refusal_is_the_current_outcome() -> None:
+    """high-pods allows no pod of class high in shop: the new pod is refused at creation
+    (ResourceQuota admission), so as it is it is `rejected`, with the apiserver's
+    message; a trial at class mid (outside the quota's scope) places it."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "high-pods", "namespace": "shop"},
+             "spec": {"hard": {"pods": "0"}, "scopeSelector": {"matchExpressions": [
+                 {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]}}}
+    cluster = cluster_of(*base_objects(quota))
+    new = pod("p2", "1", ns="shop", spec_extra={"priorityClassName": "high"})
+    workloads = [(k, pods, o) for k, pods, o, _ in
+                 expand_documents(cluster, docs_of(new), seed=0)]
+    a = advise(cluster, workloads, subject="p2", now=NOW)
+    assert a.current["result"] == "rejected" and a.current["rejected"] == 1
+    assert a.current["message"] == (
+        'pods "p2" is forbidden: exceeded quota: high-pods, requested: pods=1, used: '
+        "pods=0, limited: pods=0")
+    assert a.current["placed"] is False

@@ -247,3 +247,72 @@ def test_new_pods_go_through_runtime_class_admission() -> None:
     result = what_if(cluster, docs_of(dep), now=1e9)
     assert [p.result for p in result.placements] == ["scheduled", "unschedulable"]
     assert result.placements[0].pod.requests["cpu"] == 1500
+
+
+def test_quota_rejects_the_replicas_beyond_a_priority_scoped_pods_limit(tmp_path, capsys) -> None:
+    """high-pods (shop, class high) allows 2 pods and web-keep uses one: of web's 3
+    replicas the first is created, the second and third are refused at creation (each
+    sees pods=2 used) and never queued; the low-class batch pod is outside the scope."""
+    import yaml
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "high-pods", "namespace": "shop"},
+             "spec": {"hard": {"pods": "2"}, "scopeSelector": {"matchExpressions": [
+                 {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]}}}
+    keep = pod("web-keep", "100m", ns="shop", node_name="n1",
+               spec_extra={"priorityClassName": "high"})
+    cluster = one_node_cluster(quota, keep)
+    batch = pod("batch-2", "100m", ns="shop", spec_extra={"priorityClassName": "low"})
+    result = what_if(cluster, docs_of(deployment("web", 3, "100m"), batch), now=1e9)
+    got = [(p.pod.key.split("-")[0], p.result) for p in result.placements]
+    assert got == [("shop/web", "rejected"), ("shop/web", "rejected"),
+                   ("shop/web", "scheduled"), ("shop/batch", "scheduled")]
+    second = result.placements[0]
+    assert second.message == (
+        f'pods "{second.pod.name}" is forbidden: exceeded quota: high-pods, requested: '
+        "pods=1, used: pods=2, limited: pods=2")
+    assert result.summary()["rejected"] == 2
+    assert second.pod.key not in cluster.pending
+    # The CLI reports the same, as JSON.
+    files = tmp_path / "cluster.yaml"
+    files.write_text(yaml.safe_dump_all([*CLASSES, node("n1", cpu="3"), quota, keep]))
+    new = tmp_path / "new.yaml"
+    new.write_text(yaml.safe_dump(deployment("web", 3, "100m")))
+    assert main(["schedule", str(files), "-f", str(new), "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [p["result"] for p in out["pods"]] == ["rejected", "rejected", "scheduled"]
+    assert out["pods"][0]["message"].endswith(
+        "exceeded quota: high-pods, requested: pods=1, used: pods=2, limited: pods=2")
+    assert out["summary"]["rejected"] == 2
+
+
+def test_quota_refusal_stops_an_ordered_ready_statefulset() -> None:
+    """pods=1 in shop: db-0 is created and placed; db-1 is refused; OrderedReady creates
+    nothing after it (db-2 not created)."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "one", "namespace": "shop"}, "spec": {"hard": {"pods": "1"}}}
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet",
+           "metadata": {"name": "db", "namespace": "shop"},
+           "spec": {"replicas": 3, "serviceName": "db",
+                    "selector": {"matchLabels": {"app": "db"}},
+                    "template": {"metadata": {"labels": {"app": "db"}},
+                                 "spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+    result = what_if(one_node_cluster(quota), docs_of(sts), now=1e9)
+    got = [(p.pod.name, p.result) for p in result.placements]
+    assert got == [("db-0", "scheduled"), ("db-1", "rejected"), ("db-2", "not-created")]
+
+
+def test_object_count_quota_refuses_a_workload_object() -> None:
+    """count/deployments.apps: 1 in shop: the first new Deployment is created, the second
+    refused (no pods), reported under rejectedObjects with the apiserver's message."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "objects", "namespace": "shop"},
+             "spec": {"hard": {"count/deployments.apps": "1"}}}
+    cluster = one_node_cluster(quota)
+    result = what_if(cluster, docs_of(deployment("web", 1, "100m"),
+                                      deployment("api", 1, "100m")), now=1e9)
+    assert [p.workload for p in result.placements] == ["Deployment/shop/web"]
+    assert result.summary()["rejectedObjects"] == [{
+        "object": "Deployment/shop/api",
+        "message": 'deployments.apps "api" is forbidden: exceeded quota: objects, requested: '
+                   "count/deployments.apps=1, used: count/deployments.apps=1, "
+                   "limited: count/deployments.apps=1"}]

@@ -9,38 +9,38 @@ import typer
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
-    DEFAULT_NAMESPACE,
     DEFAULT_SEED,
     TABLE,
     emit,
     loading,
-    namespace_option,
-    object_key,
     output_option,
     seed_option,
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
-from kubepreempt.decide import load_cluster, resolve_pod
+from kubepreempt.decide import resolve_pod
+from kubepreempt.live.options import live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
 from kubepreempt.whatif.place import expand_documents
 
-FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
+FilesArg = Annotated[list[str] | None, typer.Argument(
+    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``advise`` command."""
 
     @app.command("advise")
+    @live_input(SCHEDULER_KINDS)
     def advise_cmd(
-        files: FilesArg,
+        files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
             "--pod", metavar="[NAMESPACE/]NAME",
             help="A pending pod of the input; a bare NAME is in -n.")] = None,
-        namespace: Annotated[str, namespace_option()] = DEFAULT_NAMESPACE,
         new: Annotated[list[str] | None, typer.Option(
             "-f", "--filename", help="A new Pod or workload to advise on (repeatable).")] = None,
         like: Annotated[str | None, typer.Option(
@@ -66,10 +66,10 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
         with loading("reading the cluster", output):
-            cluster = load_cluster(files)
+            cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config)
         if pod is not None:
-            target = resolve_pod(cluster, object_key(pod, namespace))
+            target = resolve_pod(cluster, qualify(pod))
             workloads = [(f"Pod/{target.key}", [target], False)]
             subject = target.key
         else:

@@ -10,20 +10,17 @@ from rich.console import Console
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
-    DEFAULT_NAMESPACE,
     TABLE,
     emit,
     loading,
-    namespace_option,
-    object_key,
     output_option,
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import build_cluster
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.admission import AdmissionResult, admit
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
-from kubepreempt.manifests import load_documents
+from kubepreempt.live.options import live_input, load_input, qualify
 
 _COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
 
@@ -67,19 +64,20 @@ def register(app: typer.Typer) -> None:
     """Add the ``kubelet-admit`` command."""
 
     @app.command("kubelet-admit")
+    @live_input(SCHEDULER_KINDS)
     def kubelet_admit(
-        files: Annotated[list[str], typer.Argument(help="Manifests: files, directories or -")],
         pod: Annotated[str, typer.Option("--pod", metavar="[NAMESPACE/]NAME",
                                          help="The pod to admit; a bare NAME is in -n.")],
         node: Annotated[str, typer.Option("--node", help="The node whose kubelet admits it")],
-        namespace: Annotated[str, namespace_option()] = DEFAULT_NAMESPACE,
+        files: Annotated[list[str] | None, typer.Argument(
+            help="Manifests: files, directories or - (or --cluster)")] = None,
         output: Annotated[str, output_option()] = TABLE,
     ) -> None:
         """Kubelet admission: admit, evict pods for a critical pod, or reject."""
         with loading("reading the manifests", output):
-            docs = load_documents(files)
+            docs = load_input(files)
         cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
-        key = object_key(pod, namespace)
+        key = qualify(pod)
         res = admit(cluster, key, node)
         if output in DATA_OUTPUTS:
             emit(res.to_json(), output)

@@ -12,18 +12,15 @@ from kubepreempt.api.objects import parse_time
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli import print_json
 from kubepreempt.cli_common import (
-    DEFAULT_NAMESPACE,
     TABLE,
     loading,
-    namespace_option,
-    object_key,
     output_option,
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
-from kubepreempt.manifests import load_documents
+from kubepreempt.live.options import live_input, load_input, qualify
 
 
 def _amount(res: str, v: int | None) -> str:
@@ -71,12 +68,13 @@ def register(app: typer.Typer) -> None:
     """Add the ``kueue`` command."""
 
     @app.command("kueue")
+    @live_input(KINDS)
     def kueue(
-        files: Annotated[list[str], typer.Argument(help="Manifests: files, dirs or -.")],
         workload: Annotated[str, typer.Option(
             "--workload", metavar="[NAMESPACE/]NAME",
             help="The Workload; a bare NAME is in -n.")],
-        namespace: Annotated[str, namespace_option()] = DEFAULT_NAMESPACE,
+        files: Annotated[list[str] | None, typer.Argument(
+            help="Manifests: files, dirs or - (or --cluster).")] = None,
         output: Annotated[str, output_option()] = TABLE,
         explain: Annotated[bool, typer.Option("--explain", help="Show quotas, shares, "
                                               "candidates.")] = False,
@@ -88,7 +86,6 @@ def register(app: typer.Typer) -> None:
         = CURRENT,
     ) -> None:
         """Decide what Kueue does with a workload: admit, preempt or pending."""
-        workload = object_key(workload, namespace, "--workload")
         try:
             when = parse_time(now) if now else None
         except ValueError as exc:
@@ -96,10 +93,10 @@ def register(app: typer.Typer) -> None:
                              "2024-05-01T12:00:00Z") from None
         sem = semantics_for(kueue_version)
         with loading("reading the manifests", output):
-            docs = load_documents(files)
+            docs = load_input(files)
         docs.warn_unused(KINDS if sem.hierarchical_cohorts
                          else tuple(k for k in KINDS if k != "Cohort"))
-        d = decide(load_inputs(docs, version=sem.version), workload, when)
+        d = decide(load_inputs(docs, version=sem.version), qualify(workload, "--workload"), when)
         out: dict[str, Any] = d.to_json()
         if explain:
             out["explain"] = {**d.explain, "trace": d.trace.lines,

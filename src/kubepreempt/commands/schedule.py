@@ -11,47 +11,46 @@ from rich.console import Console
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
-    DEFAULT_NAMESPACE,
     DEFAULT_SEED,
     TABLE,
     emit,
     loading,
-    namespace_option,
-    object_key,
     output_option,
     seed_option,
     short_code,
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
     Decision,
-    load_cluster,
     resolve_pod,
     schedule,
 )
+from kubepreempt.live.options import live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE
 from kubepreempt.whatif.place import WhatIf, what_if
 
-FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
+FilesArg = Annotated[list[str] | None, typer.Argument(
+    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command."""
 
     @app.command("schedule")
+    @live_input(SCHEDULER_KINDS)
     def schedule_cmd(
-        files: FilesArg,
+        files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
             "--pod", metavar="[NAMESPACE/]NAME",
             help="The pending pod; a bare NAME is in --namespace.")] = None,
-        namespace: Annotated[str, namespace_option()] = DEFAULT_NAMESPACE,
         new: Annotated[list[str] | None, typer.Option(
             "-f", "--filename", metavar="FILE",
             help="New Pods / Deployments / ReplicaSets / StatefulSets / "
@@ -79,18 +78,17 @@ def register(app: typer.Typer) -> None:
         With -f, the new workloads are expanded into the pods their controllers would
         create and placed one at a time in queue order, each decision applied first.
         """
-        key = object_key(pod, namespace) if pod is not None else None
         if new:
-            run_what_if(files, new, key, output, explain, not no_preemption, seed,
+            run_what_if(files, new, pod, output, explain, not no_preemption, seed,
                         scheduler_config, sample_nodes, max_rows)
             return
-        if key is None:
+        if pod is None:
             raise typer.BadParameter("give --pod [NAMESPACE/]NAME or -f NEW.yaml",
                                      param_hint="--pod")
         with loading("reading the cluster", output):
-            cluster = load_cluster(files)
+            cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
-        decision = schedule(cluster, key, preemption=not no_preemption, sample=sample,
+        decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
                             seed=seed)
         if output in DATA_OUTPUTS:
             emit({**decision.to_json(explain=explain), "seed": seed}, output)
@@ -98,15 +96,15 @@ def register(app: typer.Typer) -> None:
             render(decision, explain, max_rows)
 
 
-def run_what_if(files: list[str], new: list[str], pod: str | None, output: str,
+def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output: str,
                 explain: bool, preemption: bool, seed: int,
                 scheduler_config: str | None = None, sample_nodes: bool = False,
                 max_rows: int = 50) -> None:
     """``schedule -f``: expand, place, print."""
     with loading("reading the cluster", output):
-        cluster = load_cluster(files)
+        cluster = build_cluster(load_input(files))
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
-    extra = [resolve_pod(cluster, pod)] if pod else []
+    extra = [resolve_pod(cluster, qualify(pod))] if pod else []
     docs = load_documents(new)
     result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                      extra_pods=extra)
@@ -134,7 +132,8 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50) -> None:
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
                   f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
                   f"{s['pending']} pending, {s['notCreated']} not "
-                  f"created; {s['victims']} victim(s), {s['pdbViolations']} PDB "
+                  f"created, {s['rejected']} rejected by quota; {s['victims']} victim(s), "
+                  f"{s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)
     if s["victims"]:
         table = new_table("victims by owner", "count")
@@ -145,6 +144,8 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50) -> None:
         for pc, n in s["victimsByPriorityClass"].items():
             table.add_row(pc, str(n))
         console.print(table)
+    for r in s["rejectedObjects"]:
+        console.print(f"Not created: {r['object']}: {r['message']}", highlight=False)
     if s["clearedNominations"]:
         console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
     if explain:

@@ -22,6 +22,7 @@ from kubepreempt.cli_common import (
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
+from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import SimResult, simulate
 from kubepreempt.sim.scenario import load_scenario, parse_duration
 
@@ -52,7 +53,8 @@ def register(app: typer.Typer) -> None:
         queue: Annotated[str, typer.Option(
             "--queue", help="priority (activeQ heap + nominations) or fifo (pre-1.9).")]
         = "priority",
-        seed: Annotated[int, seed_option("Poisson arrivals (kubepreempt.io/rate)")]
+        seed: Annotated[int, seed_option("Poisson arrivals (kubepreempt.io/rate) and the "
+                                         "controllers' generated pod names")]
         = DEFAULT_SEED,
         until: Annotated[str | None, typer.Option(
             "--until", help="Stop at this simulated time (e.g. 2h); default: when idle.")]
@@ -64,6 +66,30 @@ def register(app: typer.Typer) -> None:
         node_pressure: Annotated[bool, typer.Option(
             "--node-pressure", help="Kubelet node-pressure eviction from the pods' "
             "kubepreempt.io/memory-usage and ephemeral-storage-usage.")] = False,
+        controller_latency: Annotated[str, typer.Option(
+            "--controller-latency", help="Time a workload controller takes to create a "
+            "pod (e.g. 1s).")] = "0",
+        autoscale: Annotated[bool, typer.Option(
+            "--autoscale", help="Run the Cluster Autoscaler over the node groups declared "
+            "on Nodes (kubepreempt.io/node-group, -min, -max).")] = False,
+        expander: Annotated[str, typer.Option(
+            "--expander", help="random, least-waste, most-pods or priority.")] = "random",
+        provision_time: Annotated[str, typer.Option(
+            "--provision-time", help="Time from scale-up to the node being Ready.")] = "60s",
+        cutoff: Annotated[int, typer.Option(
+            "--expendable-pods-priority-cutoff", help="Pods below this priority never "
+            "cause scale-up and do not block scale-down.")] = -10,
+        threshold: Annotated[float, typer.Option(
+            "--scale-down-utilization-threshold", help="Nodes below this utilisation "
+            "may be removed.")] = 0.5,
+        unneeded: Annotated[str, typer.Option(
+            "--scale-down-unneeded-time", help="How long a node is unneeded before it is "
+            "removed.")] = "10m",
+        delay_after_add: Annotated[str, typer.Option(
+            "--scale-down-delay-after-add", help="No scale-down this long after a "
+            "scale-up.")] = "10m",
+        scan_interval: Annotated[str, typer.Option(
+            "--scan-interval", help="The autoscaler's loop period.")] = "10s",
         scheduler_config: Annotated[str | None, typer.Option(
             "--scheduler-config", help=CLI_HELP)] = None,
         sample_nodes: Annotated[bool, typer.Option(
@@ -74,11 +100,22 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("must be priority or fifo", param_hint="--queue")
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
+        ctrl_lat = _seconds(controller_latency, "--controller-latency") or 0.0
+        options = AutoscalerOptions(
+            scan_interval=_seconds(scan_interval, "--scan-interval") or 0.0,
+            expendable_pods_priority_cutoff=cutoff, expander=expander,
+            provision_time=_seconds(provision_time, "--provision-time") or 0.0,
+            scale_down_utilization_threshold=threshold,
+            scale_down_unneeded_time=_seconds(unneeded, "--scale-down-unneeded-time") or 0.0,
+            scale_down_delay_after_add=_seconds(delay_after_add,
+                                                "--scale-down-delay-after-add") or 0.0,
+        ) if autoscale else None
         with loading("reading the scenario", output):
             scenario = load_scenario(files, seed)
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
-                      node_pressure=node_pressure)
+                      node_pressure=node_pressure, controller_latency=ctrl_lat,
+                      seed=seed, autoscale=options)
         report_error: InputError | None = None
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
@@ -99,7 +136,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
-         show_progress: bool, node_pressure: bool = False) -> SimResult:
+         show_progress: bool, node_pressure: bool = False, controller_latency: float = 0.0,
+         seed: int = 0, autoscale: AutoscalerOptions | None = None) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -120,7 +158,8 @@ def _run(scenario, queue: str, latency: float, until: float | None,
     try:
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
-                        node_pressure=node_pressure)
+                        node_pressure=node_pressure, controller_latency=controller_latency,
+                        seed=seed, autoscale=autoscale)
     finally:
         if "bar" in state:
             state["bar"].stop()
@@ -162,3 +201,22 @@ def render(result: SimResult, max_rows: int) -> None:
     console.print(f"Simulated {result.end:g} s: {result.processed} events, {result.attempts} "
                   f"scheduling attempts; cpu utilisation mean {u['cpuMean'] * 100:.1f}%, peak "
                   f"{u['cpuPeak'] * 100:.1f}%; memory mean {u['memoryMean'] * 100:.1f}%.")
+    m = result.metrics
+    if "podsCreated" in m:
+        console.print(f"Controllers: {m['podsCreated']} pod(s) created, {m['podsLost']} lost "
+                      "to preemption, eviction or node removal.")
+    if m.get("quotaRefusals"):
+        refusals = ", ".join(f"{ns}/{pc}: {n}" for ns, row in m["quotaRefusals"].items()
+                             for pc, n in row.items())
+        console.print(f"ResourceQuota refusals (namespace/PriorityClass): {refusals}.")
+    a = m.get("autoscaler")
+    if a:
+        table = new_table("node group", "size", "added", "removed", "peak", "node-hours",
+                          title="Cluster Autoscaler")
+        for name, g in a["groups"].items():
+            table.add_row(name, f"{g['min']}..{g['max']}", str(g["nodesAdded"]),
+                          str(g["nodesRemoved"]), str(g["peakNodes"]),
+                          f"{g['nodeSeconds'] / 3600:.2f}")
+        console.print(table)
+        console.print("Nodes over time: " + ", ".join(f"{n} at {t:g} s"
+                                                      for t, n in a["nodeCount"]))

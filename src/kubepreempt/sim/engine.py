@@ -14,6 +14,7 @@ from :func:`kubepreempt.scheduler.cycle.schedule_one`, the same cycle as the lib
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -29,6 +30,7 @@ from kubepreempt.scheduler.cycle import IGNORED, PREEMPT, SCHEDULED, SKIPPED, sc
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
+from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.metrics import Event, PodRecord, Series
 from kubepreempt.sim.queue import (
     FIFO,
@@ -45,6 +47,11 @@ from kubepreempt.sim.scenario import PodPlan, Scenario
 MEMORY_AVAILABLE_MIN = 100 * 1024 * 1024
 NODEFS_AVAILABLE_FRACTION = 0.10
 _SIGNALS = {"memory": "memory.available", "ephemeral-storage": "nodefs.available"}
+
+# A run stops with an error after this many events (simulate --max-events): a bound on time
+# and memory for absurd scenarios, and the end of runaway loops (a controller replacing
+# a pod that completes at once, for ever). The 24 h, 100,000-pod benchmark handles ~310,000.
+DEFAULT_MAX_EVENTS = 10_000_000
 
 # Orders among events at the same time (smaller first).
 _FREE, _NODE, _ARRIVE, _KUBELET, _BACKOFF, _KICK, _CYCLE = range(7)
@@ -74,7 +81,9 @@ class Simulator:
     """Plays a :class:`Scenario` forward in time."""
 
     def __init__(self, scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
-                 keep_timeline: bool = True, node_pressure: bool = False) -> None:
+                 keep_timeline: bool = True, node_pressure: bool = False,
+                 controller_latency: float = 0.0, seed: int = 0,
+                 autoscale: AutoscalerOptions | None = None) -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
         self.scen = scenario
@@ -111,6 +120,22 @@ class Simulator:
         self._req = [0, 0]
         alloc = self.cluster.alloc
         self._alloc = [int(alloc[:, CPU].sum()), int(alloc[:, MEMORY].sum())]
+        self.handlers: dict[str, Callable[[Any], None]] = {
+            "arrive": self._on_arrive, "term": self._on_term, "complete": self._on_complete,
+            "node-add": self._on_node_add, "node-remove": self._on_node_remove,
+            "kubelet": self._on_kubelet, "backoff": self._on_backoff, "flush": self._on_flush,
+            "kick": self._on_kick, "cycle": self._on_cycle}
+        # Actors around the scheduler (controllers, ...): they register their own event
+        # kinds in ``handlers`` and get on_bound / on_terminating / on_gone / on_node_added.
+        self.actors: list[Any] = []
+        self.quota_refusals: dict[str, dict[str, int]] = {}  # namespace -> class -> count
+        if scenario.workloads:
+            from kubepreempt.sim.controllers import Controllers
+            self.actors.append(Controllers(self, scenario.workloads, controller_latency,
+                                           seed))
+        if autoscale is not None:
+            from kubepreempt.sim.autoscaler import Autoscaler
+            self.actors.append(Autoscaler(self, autoscale, seed))
         self._setup()
 
     # ---- setup ----
@@ -142,22 +167,26 @@ class Simulator:
                 self._push(max(n.removal, n.arrival), _NODE, "node-remove", n.node.name)
         for plan in self.scen.pods:
             self._push(plan.arrival, _ARRIVE, "arrive", plan)
+        for actor in self.actors:
+            actor.start()
 
     # ---- the loop ----
     def run(self, until: float | None = None,
-            progress: Callable[[float], None] | None = None) -> SimResult:
-        """Process events up to ``until`` (default: until nothing is left to happen)."""
+            progress: Callable[[float], None] | None = None,
+            max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
+        """Process events up to ``until`` (default: until nothing is left to happen);
+        more than ``max_events`` events is an :class:`InputError`."""
         heap = self.heap
-        handlers = {"arrive": self._on_arrive, "term": self._on_term,
-                    "complete": self._on_complete, "node-add": self._on_node_add,
-                    "node-remove": self._on_node_remove, "kubelet": self._on_kubelet,
-                    "backoff": self._on_backoff, "flush": self._on_flush,
-                    "kick": self._on_kick, "cycle": self._on_cycle}
+        handlers = self.handlers
         while heap:
             if until is not None and heap[0][0] > until:
                 break
             if len(heap) == len(self._flush_ticks) and self._settled():
                 break  # only pool flushes are left, and they would retry on the same state
+            if max_events is not None and self.processed >= max_events:
+                raise InputError(f"the simulation reached {max_events} events at simulated "
+                                 f"time {self.now:g} s; bound it with --until or raise "
+                                 "--max-events")
             time, _, _, kind, payload = heapq.heappop(heap)
             self.now = time
             handlers[kind](payload)
@@ -173,6 +202,11 @@ class Simulator:
                         self.attempts, self.queue.mode)
         res.metrics = m.summarize(self.records, self.series, end)
         res.metrics.update(events=self.processed, attempts=self.attempts)
+        if self.cluster.quota.active:
+            res.metrics["quotaRefusals"] = {ns: dict(sorted(c.items())) for ns, c in
+                                            sorted(self.quota_refusals.items())}
+        for actor in self.actors:
+            res.metrics.update(actor.metrics())
         return res
 
     # ---- bookkeeping helpers ----
@@ -254,6 +288,9 @@ class Simulator:
                 t, only=lambda p: p.key in self._affinity_pending))
         if self.node_pressure and not quiet:
             self._check_pressure(self.cluster.node_index[node])
+        if not quiet:
+            for actor in self.actors:
+                actor.on_bound(pod)
 
     def _signal(self, pod: Pod, t: float, etype: str, detail: str, quiet: bool = False) -> bool:
         """Send SIGTERM: the pod keeps its resources until it exits. False if already sent."""
@@ -274,6 +311,8 @@ class Simulator:
         if not quiet:
             self._event(etype, pod.key, pod.node_name, detail)
         self.version += 1
+        for actor in self.actors:
+            actor.on_terminating(pod, etype)
         return True
 
     def _gone(self, key: str, etype: str, phase: str, detail: str = "") -> None:
@@ -286,6 +325,8 @@ class Simulator:
         self._resources(pod, -1)
         self._event(etype, key, rec.node, detail)
         self._move_all()
+        for actor in self.actors:
+            actor.on_gone(pod, etype, phase)
 
     def _on_term(self, payload: tuple[str, int]) -> None:
         key, epoch = payload
@@ -377,8 +418,48 @@ class Simulator:
             self._gone(key, m.EVICTED, "Failed", detail)
 
     # ---- arrivals ----
+    def admit(self, pod: Pod) -> str | None:
+        """The apiserver's ResourceQuota admission of a pod being created (None: created);
+        a refusal is counted per namespace and PriorityClass."""
+        quota = self.cluster.quota
+        if not quota.active:
+            return None
+        # the pods that exist: bound ones and those still pending (read only if needed)
+        existing = itertools.chain(self.cluster.pods.values(),
+                                   (r.pod for r in self.records.values()
+                                    if r.phase == "Pending"))
+        refusal = quota.admit(pod, existing, self.now)
+        if refusal is not None:
+            row = self.quota_refusals.setdefault(pod.namespace, {})
+            name = m.class_name(pod)
+            row[name] = row.get(name, 0) + 1
+        return refusal
+
+    def delete(self, pod: Pod, detail: str) -> None:
+        """A controller deletes one of its pods: SIGTERM if bound, else out of the queue."""
+        rec = self.records.get(pod.key)
+        if rec is None or rec.pod is not pod:
+            return
+        if pod.bound:
+            self._signal(pod, self.now, m.TERMINATED, detail)
+        elif rec.phase == "Pending":
+            self.queue.done(pod.key)
+            if pod.nominated_node_name:
+                self.nominator.remove(pod)
+            rec.phase, rec.ended_at = "Failed", self.now
+            self._pending_delta(pod.priority, -1)
+            self._event(m.TERMINATED, pod.key, None, detail)
+            self.version += 1
+
     def _on_arrive(self, plan: PodPlan) -> None:
         pod = plan.pod
+        if not plan.admitted:
+            refusal = self.admit(pod)
+            if refusal is not None:  # a bare pod: nobody retries it
+                rec = self.records[pod.key] = PodRecord(pod, self.now, phase="Failed")
+                rec.ended_at = self.now
+                self._event(m.QUOTA_REFUSED, pod.key, None, refusal)
+                return
         self.plans[pod.key] = plan
         self.records[pod.key] = PodRecord(pod, self.now)
         self._event(m.ARRIVED, pod.key, pod.node_name or None)
@@ -436,6 +517,8 @@ class Simulator:
         self.version += 1
         self._event(m.NODE_ADDED, "", plan.node.name)
         self._move_all()
+        for actor in self.actors:
+            actor.on_node_added(plan.node)
 
     def _on_node_remove(self, name: str) -> None:
         """The node leaves: its pods are deleted, nominations to it cleared.
@@ -461,6 +544,8 @@ class Simulator:
         for pod in self.nominator.on_node(name):
             self._clear_nomination(pod, "node removed")
         self.version += 1
+        for actor in self.actors:
+            actor.on_node_removed(name)
 
     def _clear_nomination(self, pod: Pod, detail: str) -> None:
         node = pod.nominated_node_name
@@ -555,6 +640,8 @@ class Simulator:
                 self._event(m.NOMINATED, pod.key, d.node_name,
                             "victims: " + ", ".join(sorted(v.key for v in pre.victims)))
             self._requeue(q)
+            for actor in self.actors:
+                actor.on_unschedulable(pod)
             return
         if pre is not None and pre.eligible and pod.nominated_node_name:
             # Upstream: preemption ran and found no node, so the old nomination is cleared.
@@ -570,17 +657,25 @@ class Simulator:
     def _failed(self, q: QueuedPod, detail: str) -> None:
         self._event(m.UNSCHEDULABLE, q.pod.key, q.pod.nominated_node_name or None, detail)
         self._requeue(q)
+        for actor in self.actors:
+            actor.on_unschedulable(q.pod)
 
 
 def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
              until: float | None = None, keep_timeline: bool = True,
              progress: Callable[[float], None] | None = None,
-             node_pressure: bool = False) -> SimResult:
+             node_pressure: bool = False, controller_latency: float = 0.0,
+             seed: int = 0, autoscale: AutoscalerOptions | None = None,
+             max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
-    ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage.
+    ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage;
+    ``controller_latency`` is how long a workload controller takes to create a pod;
+    ``seed`` fixes the controllers' generated pod names (and the random expander);
+    ``autoscale`` runs the Cluster Autoscaler with these options; more than
+    ``max_events`` events (None: no limit) ends the run with an InputError.
     """
     if queue not in (PRIORITY, FIFO):
         raise InputError(f"--queue must be {PRIORITY} or {FIFO}, not {queue!r}")
-    return Simulator(scenario, queue, latency, keep_timeline,
-                     node_pressure).run(until, progress)
+    return Simulator(scenario, queue, latency, keep_timeline, node_pressure,
+                     controller_latency, seed, autoscale).run(until, progress, max_events)

@@ -19,6 +19,9 @@ COMPLETED = "completed"
 EVICTED = "evicted"
 UNSCHEDULABLE = "unschedulable"
 REJECTED = "rejected"
+SCALE_UP = "scale-up"  # the Cluster Autoscaler ordered nodes
+SCALE_DOWN = "scale-down"  # the Cluster Autoscaler removes a node (cordon, evict, delete)
+QUOTA_REFUSED = "quota-refused"  # the apiserver's ResourceQuota admission refused a pod
 NODE_ADDED = "node-added"
 NODE_REMOVED = "node-removed"
 

@@ -96,6 +96,26 @@ def _gantt(res: SimResult, colours: dict[int, tuple]) -> str:
     return _svg(fig)
 
 
+def _node_count(res: SimResult) -> str:
+    """Nodes over time (``metrics.autoscaler.nodeCount``) and the autoscaler's totals."""
+    a = res.metrics.get("autoscaler")
+    if not a:
+        return ""
+    points = a["nodeCount"]
+    fig, ax = plt.subplots(figsize=(9, 2.4))
+    if points:
+        ts = [p[0] for p in points] + [res.end]
+        ax.step(ts, [p[1] for p in points] + [points[-1][1]], where="post")
+    ax.set(title="Nodes (Cluster Autoscaler)", xlabel="time (s)", ylabel="nodes")
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td><td>{g['min']}..{g['max']}</td>"
+        f"<td>{g['nodesAdded']}</td><td>{g['nodesRemoved']}</td><td>{g['peakNodes']}</td>"
+        f"<td>{g['nodeSeconds'] / 3600:.2f}</td></tr>" for name, g in a["groups"].items())
+    table = ("<table><tr><th>node group</th><th>size</th><th>added</th><th>removed</th>"
+             f"<th>peak</th><th>node-hours</th></tr>{rows}</table>")
+    return table + _svg(fig)
+
+
 def _table(res: SimResult) -> str:
     rows = []
     for name, c in res.metrics["classes"].items():
@@ -122,7 +142,7 @@ def render_html(res: SimResult, title: str = "kubepreempt simulation") -> str:
         f"{res.attempts} scheduling attempts, {res.metrics['preemptions']} preemptions. "
         f"Mean cpu utilisation {u['cpuMean'] * 100:.1f}%, peak {u['cpuPeak'] * 100:.1f}%.</p>",
         _table(res), _utilisation(res), _pending(res, colours), _preemptions(res, colours),
-        _gantt(res, colours),
+        _node_count(res), _gantt(res, colours),
     ]
     style = ("body{font-family:sans-serif;max-width:1000px;margin:auto}"
              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"

@@ -16,6 +16,10 @@ Annotations (all optional):
 * ``kubepreempt.io/memory-usage``, ``kubepreempt.io/ephemeral-storage-usage`` (Pod): what
   the pod uses once running (quantities such as ``1Gi``), for node-pressure eviction
   (``--node-pressure``); default: the pod's request.
+* ``kubepreempt.io/arrival`` on a Deployment, ReplicaSet, StatefulSet, Job or DaemonSet:
+  when the object is created; its controller then runs in the simulation
+  (:mod:`kubepreempt.sim.controllers`). Its pod template's annotations (``duration``,
+  ``exit-after-signal``, ``*-usage``) time each pod it creates.
 
 Times are ``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds.
 """
@@ -48,10 +52,15 @@ RATE = PREFIX + "rate"
 USAGE = {"memory": PREFIX + "memory-usage",
          "ephemeral-storage": PREFIX + "ephemeral-storage-usage"}
 SIM_KINDS = ("PodMetrics",)
+CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
 #: Every annotation the simulator reads; another ``kubepreempt.io/`` one is a warning (a
 #: typo like ``kubepreempt.io/arival`` would otherwise silently do nothing).
 KNOWN_ANNOTATIONS = frozenset({ARRIVAL, DURATION, EXIT_AFTER, REMOVAL, REPLICAS, INTERVAL,
-                               RATE, *USAGE.values()})
+                               RATE, *USAGE.values(),
+                               # sim/autoscaler.py's node groups
+                               *(PREFIX + n for n in ("node-group", "node-group-min",
+                                                      "node-group-max",
+                                                      "node-group-priority"))})
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -106,6 +115,7 @@ class PodPlan:
     via_kubelet: bool = False  # arrives with spec.nodeName: kubelet admission
     template: str = ""  # pods of one template share scheduling answers
     usage: dict[str, int] = field(default_factory=dict)  # modelled usage (bytes)
+    admitted: bool = False  # passed quota admission already (a controller created it)
 
 
 @dataclass(slots=True)
@@ -118,6 +128,14 @@ class NodePlan:
 
 
 @dataclass(slots=True)
+class WorkloadPlan:
+    """A workload object of the scenario and when it arrives."""
+
+    obj: RawObject
+    arrival: float = 0.0
+
+
+@dataclass(slots=True)
 class Scenario:
     """The cluster at time 0 plus everything that happens later."""
 
@@ -125,11 +143,13 @@ class Scenario:
     pods: list[PodPlan] = field(default_factory=list)
     nodes: list[NodePlan] = field(default_factory=list)
     initial: dict[str, PodPlan] = field(default_factory=dict)  # running at time 0
+    workloads: list[WorkloadPlan] = field(default_factory=list)  # run by controllers
 
     @property
     def horizon(self) -> float:
         """The last scheduled arrival or removal (for progress bars)."""
         times = [p.arrival for p in self.pods] + [n.arrival for n in self.nodes]
+        times += [w.arrival for w in self.workloads]
         times += [n.removal for n in self.nodes if n.removal is not None]
         return max(times, default=0.0)
 
@@ -235,6 +255,7 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
     base = Documents()
     later_pods: list[tuple[RawObject, float | None]] = []
     node_plans: list[tuple[RawObject, float, float | None]] = []
+    workloads: list[WorkloadPlan] = []
     for kind, objs in docs.by_kind.items():
         for obj in objs:
             if kind == "Node":
@@ -251,9 +272,12 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
                 _usage(obj)
                 later_pods.append((obj, arrival))
                 continue
+            elif kind in CONTROLLER_KINDS:
+                workloads.append(WorkloadPlan(obj, _time(obj, ARRIVAL, 0.0) or 0.0))
+                continue
             base.add(obj)
     cluster = build_cluster(base, warn=True, extra_kinds=SIM_KINDS)
-    scen = Scenario(cluster)
+    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival))
     for obj, arrival, removal in node_plans:
         scen.nodes.append(NodePlan(parse_node(obj.body, obj.source), arrival, removal))
     _add_pods(scen, later_pods, rng)

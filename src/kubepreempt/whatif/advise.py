@@ -112,7 +112,8 @@ def _outcome(result: WhatIf) -> dict[str, Any]:
     s = result.summary()
     out: dict[str, Any] = {"placed": placed(result), "scheduled": s["scheduled"],
                            "preempting": s["preempting"], "pending": s["pending"],
-                           "notCreated": s["notCreated"], "victims": _victims(result),
+                           "notCreated": s["notCreated"], "rejected": s["rejected"],
+                           "victims": _victims(result),
                            "pdbViolations": s["pdbViolations"]}
     if len(result.placements) == 1:
         p = result.placements[0]

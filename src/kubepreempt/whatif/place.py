@@ -15,6 +15,12 @@ as the disruption controller would recompute), clears the lower-priority nominat
 displaced and nominates the pod, which then counts on that node for everyone after it
 (the two-pass nominated check). A pod that fits nowhere stays pending; nothing retries it
 later (upstream would, on a cluster event — the answer here is for the moment of apply).
+
+Every new pod first passes the apiserver's ResourceQuota admission
+(:mod:`kubepreempt.admission.quota`) when its controller creates it, against the pods that
+exist at that moment (the cluster's and the new pods created before it): a refused pod is
+reported ``rejected`` with the apiserver's message and never queued (its controller would
+retry later; an OrderedReady StatefulSet creates nothing after it).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
@@ -52,6 +59,7 @@ from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 
 NOT_CREATED = "not-created"
+REJECTED = "rejected"  # refused by the apiserver's ResourceQuota admission
 
 
 @dataclass(slots=True, eq=False)
@@ -60,7 +68,7 @@ class Placement:
 
     pod: Pod
     workload: str  # Kind/namespace/name, or Pod/namespace/name for a bare pod
-    result: str  # scheduled | preempt | unschedulable | not-created
+    result: str  # scheduled | preempt | unschedulable | not-created | rejected
     node: str | None = None
     victims: list[Pod] = field(default_factory=list)
     message: str = ""
@@ -93,6 +101,9 @@ class WhatIf:
     """Every new pod's placement, in the order they were decided (not-created last)."""
 
     placements: list[Placement]
+    # workload objects (and a Deployment's ReplicaSet) refused by object-count quota:
+    # (Kind/namespace/name, the apiserver's message); they create no pods
+    rejected_objects: list[tuple[str, str]] = field(default_factory=list)
 
     def count(self, result: str) -> int:
         """How many pods ended with ``result``."""
@@ -118,12 +129,15 @@ class WhatIf:
             "pending": self.count(UNSCHEDULABLE),
             "ignored": self.count(IGNORED) + self.count(SKIPPED),
             "notCreated": self.count(NOT_CREATED),
+            "rejected": self.count(REJECTED),
             "victims": len(victims),
             "victimsByOwner": dict(sorted(by_owner.items())),
             "victimsByPriorityClass": dict(sorted(by_class.items())),
             "pdbViolations": sum(p.pdb_violations for p in self.placements),
             "clearedNominations": sorted({k for p in self.placements
                                           for k in p.cleared_nominations}),
+            "rejectedObjects": [{"object": k, "message": msg}
+                                for k, msg in self.rejected_objects],
         }
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
@@ -158,17 +172,26 @@ class _Group:
 
 
 def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
-                     now: float = 0.0) -> list[tuple[str, list[Pod], bool, list[dict]]]:
+                     now: float = 0.0, refusals: list[tuple[str, str]] | None = None
+                     ) -> list[tuple[str, list[Pod], bool, list[dict]]]:
     """Bare pods and workloads of ``docs`` as ``(workload, pods, ordered, created)``.
 
     Pods are typed with the cluster's PriorityClasses; generated names avoid the
     cluster's pods. A bare pod that already exists in the cluster is an input error.
+    A workload object (or the ReplicaSet a Deployment creates) refused by object-count
+    quota (``count/deployments.apps``, ...) yields no pods; ``refusals`` collects
+    ``(Kind/namespace/name, message)``. The namespace's existing objects are the input's
+    ReplicaSets and StatefulSets and the new objects before it (Deployments, Jobs,
+    DaemonSets and CronJobs of a dump are not read).
     """
     names = Names(seed, set(cluster.pods) | set(cluster.pending))
     replicasets = [o.body for o in docs.of("ReplicaSet")] + list(cluster_replicasets(cluster))
     out: list[tuple[str, list[Pod], bool, list[dict]]] = []
     resolve = cluster.priority.resolve
     sources = cluster.spread_sources
+    # the input's ReplicaSets / StatefulSets, before the new ones join the sources
+    counts: Counter[tuple[str, str]] = Counter(
+        (ns, kind) for kind, ns, _ in sources.controllers)
     for kind in SOURCE_KINDS:  # new Services and controllers select the new pods too
         for o in docs.of(kind):
             sources.add(kind, o.body, o.source)
@@ -180,10 +203,26 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
         if not names.claim(pod.namespace, pod.name):
             raise InputError("already exists in the cluster", o.source, "Pod", pod.key)
         out.append((f"Pod/{pod.key}", [pod], False, []))
+
+    def admitted(kind: str, ns: str, name: str) -> bool:
+        refusal = cluster.quota.admit_object(kind, ns, name, counts[(ns, kind)])
+        if refusal is not None:
+            if refusals is not None:
+                refusals.append((f"{kind}/{ns}/{name}", refusal))
+            return False
+        counts[(ns, kind)] += 1
+        return True
+
     for kind in WORKLOAD_KINDS:
         for o in docs.of(kind):
+            if not admitted(kind, o.namespace or "default", o.name):
+                continue
             exp = expand(o.body, names, nodes=cluster.nodes, replicasets=replicasets,
                          now=now, source=o.source)
+            if not all(admitted(str(c.get("kind")), exp.namespace,
+                                str((c.get("metadata") or {}).get("name")))
+                       for c in exp.created):
+                continue
             for created in exp.created:
                 if created.get("kind") in SOURCE_KINDS:
                     sources.add(str(created["kind"]), created, o.source)
@@ -227,11 +266,17 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
     heap: list[tuple[int, int, int]] = []
     seq = 0
 
+    placements: list[Placement] = []
+
     def create(gi: int) -> None:
         nonlocal seq
         group = groups[gi]
         pod = group.pods[group.next]
         group.next += 1
+        refusal = admit(cluster, pod, at)
+        if refusal is not None:
+            placements.append(Placement(pod, group.key, REJECTED, message=refusal))
+            return
         cluster.add_pending(pod)
         heapq.heappush(heap, (-pod.priority, seq, gi))
         seq += 1
@@ -242,7 +287,6 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
         for _ in range(1 if group.ordered else len(group.pods)):
             if group.next < len(group.pods):
                 create(gi)
-    placements: list[Placement] = []
     while heap:
         _, s, gi = heapq.heappop(heap)
         pod = by_pod.pop(s)
@@ -262,6 +306,15 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
                 pod, group.key, NOT_CREATED,
                 message=f"not created: OrderedReady waits for {prev} to be Running and Ready"))
     return WhatIf(placements)
+
+
+def admit(cluster: Cluster, pod: Pod, now: float) -> str | None:
+    """The apiserver's ResourceQuota admission for a pod about to be created (None: it is
+    created). Pods that exist already (``--pod``, advise's trials of one) were admitted."""
+    if not cluster.quota.active or pod.key in cluster.pending or pod.key in cluster.pods:
+        return None
+    return cluster.quota.admit(pod, chain(cluster.pods.values(), cluster.pending.values()),
+                               now)
 
 
 def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
@@ -344,6 +397,9 @@ def what_if(cluster: Cluster, docs: Documents, *, seed: int = 0, now: float | No
     """
     at = time.time() if now is None else now
     groups = [(f"Pod/{p.key}", [p], False) for p in extra_pods]
+    refusals: list[tuple[str, str]] = []
     groups += [(key, pods, ordered) for key, pods, ordered, _ in
-               expand_documents(cluster, docs, seed=seed, now=at)]
-    return place(cluster, groups, preemption=preemption, explain=explain, now=at)
+               expand_documents(cluster, docs, seed=seed, now=at, refusals=refusals)]
+    result = place(cluster, groups, preemption=preemption, explain=explain, now=at)
+    result.rejected_objects = refusals
+    return result

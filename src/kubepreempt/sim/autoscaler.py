@@ -1,0 +1,589 @@
+"""The Cluster Autoscaler as an actor of the simulator (``simulate --autoscale``).
+
+Follows kubernetes/autoscaler ``cluster-autoscaler`` (FAQ and ``core/``), with defaults
+from its flags:
+
+* Node groups are declared on Nodes: ``kubepreempt.io/node-group: NAME`` with
+  ``kubepreempt.io/node-group-min`` / ``-max`` (on any of the group's nodes; they must
+  agree). A group's nodes are its template and must share a shape (allocatable, taints,
+  labels other than the hostname). ``kubepreempt.io/node-group-priority`` is the group's
+  priority for the ``priority`` expander (upstream reads a ConfigMap of name regexes).
+* Every ``--scan-interval`` (10 s) the loop runs ``RunOnce``: scale-up, else scale-down.
+* Scale-up (``ScaleUp``): pending pods the scheduler found unschedulable, except pods
+  below ``--expendable-pods-priority-cutoff`` (-10; ``FilterOutExpendablePods``) and pods
+  with a nominated node, which wait for their victims to leave
+  (``podsWaitingForLowerPriorityPreemption``: they count as placed on that node). Pods that
+  fit on an existing or upcoming node are left to the scheduler (``filterOutSchedulable``).
+  For each group below its maximum, the binpacking estimator (first fit, largest pods
+  first) says how many new nodes the remaining pods need; the expander picks one option
+  (``random`` (default), ``least-waste``: least wasted cpu + memory fraction,
+  ``most-pods``, ``priority``; ties broken at random, seeded by ``--seed``). New nodes are
+  Ready after ``--provision-time`` (60 s; the cloud's, not CA's).
+* Scale-down (``ScaleDown``), not within ``--scale-down-delay-after-add`` (10 min) of a
+  scale-up: a group node above the group minimum, not annotated
+  ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
+  larger of requested cpu and memory over allocatable) is below
+  ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
+  unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: cordoned,
+  its pods evicted, the node deleted once they are gone. A pod blocks the move when it is
+  annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"``, has no controller,
+  is a kube-system pod without a PodDisruptionBudget or has an emptyDir / hostPath volume
+  (these three unless ``safe-to-evict: "true"``),
+  would exceed its PodDisruptionBudget, or fits on no other node. DaemonSet pods do not
+  block, and expendable pods (below the cutoff) are ignored. Empty nodes go together,
+  at most one non-empty node per loop.
+
+Simplifications (named): a pod "fits" by requests (all resources and the pod count),
+node selector / required node affinity and NoSchedule/NoExecute taints only (no
+inter-pod affinity, topology spread or ports in CA's simulation); DaemonSet pods are not
+reserved on template nodes; evicted pods get their normal grace period rather than
+``--max-graceful-termination-sec``; balancing of similar groups, scale-up cool-downs after
+failures and node-provisioning failures are not modelled. When a scan finds nothing to
+do and no timer runs, the loop sleeps until the cluster changes (an unchanged state
+gives the same answer), so a simulation still ends.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, parse_node, tolerates_all
+from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
+from kubepreempt.sim import metrics as m
+from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.scenario import NodePlan
+
+if TYPE_CHECKING:
+    from kubepreempt.sim.engine import Simulator
+
+GROUP = "kubepreempt.io/node-group"
+GROUP_MIN = "kubepreempt.io/node-group-min"
+GROUP_MAX = "kubepreempt.io/node-group-max"
+GROUP_PRIORITY = "kubepreempt.io/node-group-priority"
+SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+EXPANDERS = ("random", "least-waste", "most-pods", "priority")
+HOSTNAME = "kubernetes.io/hostname"
+# Event order of a scan: after everything else at the same instant (the engine's orders
+# are 0..6), so a scan sees every pod the scheduler tried at that time.
+_SCAN = 7
+
+
+@dataclass(frozen=True, slots=True)
+class AutoscalerOptions:
+    """The Cluster Autoscaler's flags that the simulation honours (upstream defaults)."""
+
+    scan_interval: float = 10.0
+    expendable_pods_priority_cutoff: int = -10
+    expander: str = "random"
+    provision_time: float = 60.0
+    scale_down_utilization_threshold: float = 0.5
+    scale_down_unneeded_time: float = 600.0
+    scale_down_delay_after_add: float = 600.0
+    max_empty_bulk_delete: int = 10
+
+
+@dataclass(slots=True, eq=False)
+class NodeGroup:
+    """One node group: its template, bounds and bookkeeping."""
+
+    name: str
+    template: Node
+    min_size: int
+    max_size: int
+    priority: int = 0
+    members: set[str] = field(default_factory=set)  # current nodes
+    upcoming: int = 0  # ordered, not yet Ready
+    added: int = 0
+    removed: int = 0
+    peak: int = 0
+    node_seconds: float = 0.0
+    _since: float = 0.0  # node_seconds integrated up to here
+
+    @property
+    def target(self) -> int:
+        return len(self.members) + self.upcoming
+
+
+def _int_annotation(node: Node, key: str) -> int | None:
+    raw = node.annotations.get(key)
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if not text.lstrip("-").isdigit():
+        raise InputError(f"annotation {key}: {raw!r} is not an integer", node.source, "Node",
+                         node.name)
+    return int(text)
+
+
+def _shape(node: Node) -> tuple:
+    labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME))
+    taints = tuple(sorted((t.key, t.value, t.effect) for t in node.taints))
+    return (tuple(sorted(node.allocatable.items())), taints, labels)
+
+
+def node_groups(nodes: list[Node]) -> dict[str, NodeGroup]:
+    """Node groups declared on ``nodes``; malformed annotations are input errors."""
+    groups: dict[str, NodeGroup] = {}
+    for node in nodes:
+        name = node.annotations.get(GROUP)
+        if name is None:
+            continue
+        if not str(name).strip():
+            raise InputError(f"annotation {GROUP}: empty group name", node.source, "Node",
+                             node.name)
+        lo, hi = _int_annotation(node, GROUP_MIN), _int_annotation(node, GROUP_MAX)
+        prio = _int_annotation(node, GROUP_PRIORITY)
+        g = groups.get(name)
+        if g is None:
+            if hi is None:
+                raise InputError(f"annotation {GROUP_MAX} is required on a node of group "
+                                 f"{name!r}", node.source, "Node", node.name)
+            lo = 0 if lo is None else lo
+            if lo < 0 or hi < 0:
+                raise InputError(f"node group {name!r}: sizes must not be negative",
+                                 node.source, "Node", node.name)
+            if lo > hi:
+                raise InputError(f"node group {name!r}: min {lo} is above max {hi}",
+                                 node.source, "Node", node.name)
+            g = groups[name] = NodeGroup(name, node, lo, hi, prio or 0)
+        else:
+            if (lo is not None and lo != g.min_size) or (hi is not None and hi != g.max_size):
+                raise InputError(f"node group {name!r}: min/max differ from node "
+                                 f"{g.template.name}'s", node.source, "Node", node.name)
+            if _shape(node) != _shape(g.template):
+                raise InputError(f"node group {name!r}: node differs in shape (allocatable, "
+                                 f"taints or labels) from {g.template.name}", node.source,
+                                 "Node", node.name)
+    return groups
+
+
+def _fits_node(pod: Pod, node: Node) -> bool:
+    if node.unschedulable or not pod_matches_node_selector_and_affinity(pod, node):
+        return False
+    return all(tolerates_all(pod.tolerations, t) for t in node.taints
+               if t.effect in (NO_SCHEDULE, NO_EXECUTE))
+
+
+def _fits(pod: Pod, free: dict[str, int]) -> bool:
+    if free.get("pods", 0) < 1:
+        return False
+    return all(v <= free.get(r, 0) for r, v in pod.requests.items() if v)
+
+
+def _take(pod: Pod, free: dict[str, int]) -> None:
+    free["pods"] = free.get("pods", 0) - 1
+    for r, v in pod.requests.items():
+        free[r] = free.get(r, 0) - v
+
+
+def _size(pod: Pod, node: Node) -> float:
+    cpu, mem = node.allocatable.get("cpu", 0), node.allocatable.get("memory", 0)
+    return (pod.requests.get("cpu", 0) / cpu if cpu else 0.0) + (
+        pod.requests.get("memory", 0) / mem if mem else 0.0)
+
+
+class Autoscaler(Actor):
+    """The Cluster Autoscaler loop over the simulator's cluster."""
+
+    def __init__(self, sim: Simulator, options: AutoscalerOptions, seed: int = 0) -> None:
+        if options.expander not in EXPANDERS:
+            raise InputError(f"--expander must be one of {', '.join(EXPANDERS)}, not "
+                             f"{options.expander!r}")
+        for what, v in (("--provision-time", options.provision_time),
+                        ("--scale-down-unneeded-time", options.scale_down_unneeded_time)):
+            if v < 0:
+                raise InputError(f"{what} must be >= 0, not {v}")
+        if not 0 <= options.scale_down_utilization_threshold <= 1:
+            raise InputError("--scale-down-utilization-threshold must be within 0..1")
+        self.sim = sim
+        self.opt = options
+        self.rng = random.Random(seed)
+        self.groups = node_groups([*sim.cluster.nodes, *(p.node for p in sim.scen.nodes)])
+        self.group_of: dict[str, NodeGroup] = {}
+        for node in sim.cluster.nodes:
+            g = self.groups.get(node.annotations.get(GROUP, "\0"))
+            if g is not None:
+                g.members.add(node.name)
+                self.group_of[node.name] = g
+        for g in self.groups.values():
+            g.peak = len(g.members)
+        self.unneeded: dict[str, float] = {}
+        self.deleting: set[str] = set()
+        self.last_scale_up = -math.inf
+        self.scan_at: float | None = None
+        self._pushed: set[float] = set()  # scan times on the heap
+        self.count = 0
+        self.series: list[tuple[float, int]] = []
+        sim.handlers.update({"ca-scan": self._on_scan, "ca-ready": self._on_ready})
+
+    # ---- hooks: any change may wake the sleeping loop ----
+    def start(self) -> None:
+        self._record()
+        self._wake()
+
+    def on_bound(self, pod: Pod) -> None:
+        self._wake()
+
+    def on_unschedulable(self, pod: Pod) -> None:
+        self._wake()
+
+    def on_gone(self, pod: Pod, etype: str, phase: str) -> None:
+        self._wake()
+
+    def on_node_added(self, node: Node) -> None:
+        g = self.groups.get(node.annotations.get(GROUP, "\0"))
+        if g is not None and node.name not in g.members:
+            self._integrate()
+            g.members.add(node.name)
+            self.group_of[node.name] = g
+            g.peak = max(g.peak, len(g.members))
+        self._record()
+        self._wake()
+
+    def on_node_removed(self, name: str) -> None:
+        g = self.group_of.get(name)
+        if g is not None and name in g.members:
+            self._integrate()
+            g.members.discard(name)  # nodesRemoved counts only the autoscaler's removals
+        self._record()
+        self._wake()
+
+    def _wake(self) -> None:
+        """Run the loop at the next scan tick (a grid of ``scan_interval`` from 0)."""
+        step = self.opt.scan_interval
+        t = math.ceil(self.sim.now / step) * step if step else self.sim.now
+        if self.scan_at is not None and self.scan_at <= t:
+            return
+        self._schedule(t)
+
+    def _schedule(self, t: float) -> None:
+        self.scan_at = t
+        if t not in self._pushed:
+            self._pushed.add(t)
+            self.sim._push(t, _SCAN, "ca-scan", t)
+
+    # ---- metrics ----
+    def _integrate(self) -> None:
+        now = self.sim.now
+        for g in self.groups.values():
+            g.node_seconds += len(g.members) * (now - g._since)
+            g._since = now
+
+    def _record(self) -> None:
+        n = sum(1 for node in self.sim.cluster.nodes if node.name not in self.sim._removed)
+        if self.series and self.series[-1][0] == self.sim.now:
+            self.series[-1] = (self.sim.now, n)
+        else:
+            self.series.append((self.sim.now, n))
+
+    def metrics(self) -> dict[str, Any]:
+        """``metrics.autoscaler``."""
+        self._integrate()
+        groups = {g.name: {"nodesAdded": g.added, "nodesRemoved": g.removed,
+                           "peakNodes": g.peak, "nodeSeconds": g.node_seconds,
+                           "min": g.min_size, "max": g.max_size}
+                  for g in sorted(self.groups.values(), key=lambda g: g.name)}
+        return {"autoscaler": {
+            "nodesAdded": sum(g.added for g in self.groups.values()),
+            "nodesRemoved": sum(g.removed for g in self.groups.values()),
+            "peakNodes": max((n for _, n in self.series), default=0),
+            "nodeSeconds": {k: v["nodeSeconds"] for k, v in groups.items()},
+            "groups": groups,
+            "nodeCount": [list(p) for p in self.series]}}
+
+    # ---- the loop ----
+    def _on_scan(self, t: float) -> None:
+        self._pushed.discard(t)
+        if self.scan_at != t:
+            return  # superseded by an earlier wake
+        self.scan_at = None
+        acted = self._scale_up()
+        if not acted:
+            acted = self._scale_down()
+        timers = bool(self.unneeded) or any(g.upcoming for g in self.groups.values())
+        if acted or timers:
+            self._schedule(t + self.opt.scan_interval)
+        elif self.sim.now < self.last_scale_up + self.opt.scale_down_delay_after_add:
+            # only the post-scale-up delay holds scale-down back: look again when it ends
+            end = self.last_scale_up + self.opt.scale_down_delay_after_add
+            step = self.opt.scan_interval
+            self._schedule(math.ceil(end / step) * step if step else end)
+
+    def _free(self) -> dict[str, dict[str, int]]:
+        """Free requests per schedulable node, nominated pods counted as placed."""
+        c = self.sim.cluster
+        out: dict[str, dict[str, int]] = {}
+        for idx, node in enumerate(c.nodes):
+            if node.name in self.sim._removed or node.unschedulable:
+                continue
+            out[node.name] = {r: int(c.alloc[idx, j] - c.requested[idx, j])
+                              for j, r in enumerate(c.resources)}
+        for rec in self.sim.records.values():
+            if rec.phase == "Pending" and rec.nominated_node in out:
+                _take(rec.pod, out[rec.nominated_node])
+        return out
+
+    def _unschedulable(self) -> list[Pod]:
+        """Pods that can trigger scale-up (see the module docstring)."""
+        info = self.sim.queue.info
+        out = []
+        for key, q in info.items():
+            pod = q.pod
+            if q.attempts == 0 or self.sim.records[key].phase != "Pending":
+                continue
+            if pod.priority < self.opt.expendable_pods_priority_cutoff:
+                continue  # expendable: never causes scale-up
+            if pod.nominated_node_name:
+                continue  # waiting for its victims (seed 000: no scale-up for it)
+            out.append(pod)
+        out.sort(key=lambda p: (-p.priority, p.key))
+        return out
+
+    def _scale_up(self) -> bool:
+        pods = self._unschedulable()
+        if not pods:
+            return False
+        free = self._free()
+        nodes = {n.name: n for n in self.sim.cluster.nodes}
+        # upcoming nodes count as there (filterOutSchedulable also sees them)
+        slots: list[tuple[Node, dict[str, int]]] = [(nodes[k], v) for k, v in free.items()]
+        for g in self.groups.values():
+            slots += [(g.template, dict(g.template.allocatable)) for _ in range(g.upcoming)]
+        remaining = []
+        for pod in pods:
+            for node, f in slots:
+                if _fits_node(pod, node) and _fits(pod, f):
+                    _take(pod, f)
+                    break
+            else:
+                remaining.append(pod)
+        if not remaining:
+            return False
+        options = []
+        for g in sorted(self.groups.values(), key=lambda g: g.name):
+            room = g.max_size - g.target
+            if room <= 0:
+                continue
+            count, helped = self._estimate(g, remaining, room)
+            if count:
+                options.append((g, count, helped))
+        if not options:
+            return False
+        g, count, helped = self._expand(options)
+        g.upcoming += count
+        self.last_scale_up = self.sim.now
+        self.unneeded.clear()  # upstream resets unneeded tracking on scale-up
+        for _ in range(count):
+            node = self._new_node(g)
+            from kubepreempt.sim.engine import _NODE
+            self.sim._push(self.sim.now + self.opt.provision_time, _NODE, "ca-ready",
+                           (g, node))
+        self.sim._event(m.SCALE_UP, "", None,
+                        f"group {g.name}: +{count} node(s) for {len(helped)} pod(s)")
+        return True
+
+    def _estimate(self, g: NodeGroup, pods: list[Pod], room: int) -> tuple[int, list[Pod]]:
+        """BinpackingNodeEstimator: largest pods first onto new template nodes."""
+        t = g.template
+        fitting = sorted((p for p in pods if _fits_node(p, t) and _fits(p, dict(t.allocatable))),
+                         key=lambda p: -_size(p, t))
+        bins: list[dict[str, int]] = []
+        helped = []
+        for pod in fitting:
+            for f in bins:
+                if _fits(pod, f):
+                    _take(pod, f)
+                    helped.append(pod)
+                    break
+            else:
+                if len(bins) == room:
+                    continue
+                f = dict(t.allocatable)
+                _take(pod, f)
+                bins.append(f)
+                helped.append(pod)
+        return len(bins), helped
+
+    def _expand(self, options: list) -> tuple:
+        """The expander's choice among ``(group, nodes, pods)`` options."""
+        kind = self.opt.expander
+        best = options
+        if kind == "most-pods":
+            top = max(len(o[2]) for o in options)
+            best = [o for o in options if len(o[2]) == top]
+        elif kind == "least-waste":
+            def waste(o) -> float:
+                g, count, pods = o
+                cpu = g.template.allocatable.get("cpu", 0) * count
+                mem = g.template.allocatable.get("memory", 0) * count
+                rc = sum(p.requests.get("cpu", 0) for p in pods)
+                rm = sum(p.requests.get("memory", 0) for p in pods)
+                return ((cpu - rc) / cpu if cpu else 0.0) + ((mem - rm) / mem if mem else 0.0)
+            low = min(waste(o) for o in options)
+            best = [o for o in options if waste(o) == low]
+        elif kind == "priority":
+            top = max(o[0].priority for o in options)
+            best = [o for o in options if o[0].priority == top]
+        return best[0] if len(best) == 1 else self.rng.choice(best)
+
+    def _new_node(self, g: NodeGroup) -> Node:
+        taken = set(self.sim.cluster.node_index) | set(self.group_of)
+        self.count += 1
+        name = f"{g.name}-{self.count}"
+        while name in taken:
+            self.count += 1
+            name = f"{g.name}-{self.count}"
+        raw = copy.deepcopy(dict(g.template.raw)) if isinstance(g.template.raw, Mapping) \
+            else {"kind": "Node", "metadata": {}}
+        meta = raw.setdefault("metadata", {})
+        meta["name"] = name
+        meta.setdefault("labels", {})[HOSTNAME] = name
+        meta["annotations"] = {k: v for k, v in (meta.get("annotations") or {}).items()
+                               if not str(k).startswith("kubepreempt.io/arrival")
+                               and k != "kubepreempt.io/removal"}
+        return parse_node(raw, g.template.source)
+
+    def _on_ready(self, payload: tuple[NodeGroup, Node]) -> None:
+        g, node = payload
+        g.upcoming -= 1
+        g.added += 1
+        self.sim._on_node_add(NodePlan(node, self.sim.now))
+
+    # ---- scale-down ----
+    def _utilization(self, idx: int) -> float:
+        c = self.sim.cluster
+        out = 0.0
+        for r in ("cpu", "memory"):
+            j = c.resource_index.get(r)
+            if j is None or not c.alloc[idx, j]:
+                continue
+            out = max(out, float(c.requested[idx, j]) / float(c.alloc[idx, j]))
+        return out
+
+    def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
+                 budgets: dict[int, int]) -> bool:
+        nodes = {n.name: n for n in self.sim.cluster.nodes}
+        for pod in pods:
+            if pod.terminating or _owner_kind(pod) == "DaemonSet":
+                continue
+            if pod.priority < self.opt.expendable_pods_priority_cutoff:
+                continue  # expendable: dropped, not moved
+            safe = pod.annotations.get(SAFE_TO_EVICT)
+            if safe == "false":
+                return False
+            covering = [i for i, pdb in enumerate(self.sim.cluster.pdbs)
+                        if pdb.namespace == pod.namespace and pdb.selector is not None
+                        and pdb.selector.matches(pod.labels)]
+            if safe != "true":
+                if not _owner_kind(pod):
+                    return False  # not backed by a controller
+                if pod.namespace == "kube-system" and not covering:
+                    return False  # --skip-nodes-with-system-pods (default true)
+                if _local_storage(pod):
+                    return False  # --skip-nodes-with-local-storage (default true)
+            for i in covering:
+                if budgets[i] <= 0:
+                    return False
+                budgets[i] -= 1
+            for name, f in free.items():
+                if name != here and _fits_node(pod, nodes[name]) and _fits(pod, f):
+                    _take(pod, f)
+                    break
+            else:
+                return False
+        return True
+
+    def _scale_down(self) -> bool:
+        now = self.sim.now
+        if now < self.last_scale_up + self.opt.scale_down_delay_after_add:
+            self.unneeded.clear()
+            return False
+        c = self.sim.cluster
+        free = self._free()
+        self.sim._refresh_pdbs()
+        budgets = {i: pdb.disruptions_allowed for i, pdb in enumerate(c.pdbs)}
+        size = {g.name: len(g.members) for g in self.groups.values()}
+        unneeded: dict[str, float] = {}
+        for node in sorted(c.nodes, key=lambda n: n.name):
+            g = self.group_of.get(node.name)
+            if g is None or node.name in self.deleting or node.name in self.sim._removed:
+                continue
+            if node.annotations.get(SCALE_DOWN_DISABLED) == "true":
+                continue
+            idx = c.node_index[node.name]
+            if size[g.name] - 1 < g.min_size or \
+                    self._utilization(idx) >= self.opt.scale_down_utilization_threshold:
+                continue
+            trial_free = {k: dict(v) for k, v in free.items() if k not in unneeded}
+            trial_budgets = dict(budgets)
+            if not self._movable(list(c.node_pods[idx].values()), trial_free, node.name,
+                                 trial_budgets):
+                continue
+            # the pods would move: commit the simulated placement, as upstream removes
+            # candidates one after another
+            free = {**free, **trial_free}
+            free.pop(node.name, None)
+            budgets = trial_budgets
+            size[g.name] -= 1
+            unneeded[node.name] = self.unneeded.get(node.name, now)
+        self.unneeded = unneeded
+        ready = [n for n, since in unneeded.items()
+                 if now - since >= self.opt.scale_down_unneeded_time]
+        if not ready:
+            return False
+        empty = [n for n in ready if not any(
+            not p.terminating and _owner_kind(p) != "DaemonSet"
+            for p in c.node_pods[c.node_index[n]].values())]
+        chosen = empty[:self.opt.max_empty_bulk_delete] or ready[:1]
+        for name in chosen:
+            self._remove(name)
+        return True
+
+    def _remove(self, name: str) -> None:
+        """Cordon, evict the node's pods, delete the node once they are gone."""
+        sim, c = self.sim, self.sim.cluster
+        idx = c.node_index[name]
+        from dataclasses import replace
+        c.nodes[idx] = replace(c.nodes[idx], unschedulable=True)
+        c.node_changed()
+        sim.version += 1
+        self.deleting.add(name)
+        self.unneeded.pop(name, None)
+        done = sim.now
+        for pod in list(c.node_pods[idx].values()):
+            sim._signal(pod, sim.now, m.EVICTED, "scale-down")
+            done = max(done, sim._term_at.get(pod.key, sim.now))
+        from kubepreempt.sim.engine import _NODE
+        sim._event(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
+        sim._push(done, _NODE, "ca-delete", name)
+        if "ca-delete" not in sim.handlers:
+            sim.handlers["ca-delete"] = self._on_delete
+
+    def _on_delete(self, name: str) -> None:
+        g = self.group_of[name]
+        self.sim._on_node_remove(name)  # on_node_removed updates members and the series
+        g.removed += 1
+        self.deleting.discard(name)
+
+
+def _local_storage(pod: Pod) -> bool:
+    """An emptyDir or hostPath volume (drain's ``HasLocalStorage``)."""
+    spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
+    volumes = (spec or {}).get("volumes") or []
+    return any(isinstance(v, Mapping) and ("emptyDir" in v or "hostPath" in v)
+               for v in volumes)
+
+
+def _owner_kind(pod: Pod) -> str:
+    meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
+    for ref in (meta or {}).get("ownerReferences") or []:
+        if isinstance(ref, Mapping) and ref.get("controller"):
+            return str(ref.get("kind") or "")
+    return ""
