@@ -186,3 +186,17 @@ def test_slow_loads_show_a_spinner_on_stderr(monkeypatch, output, seconds, shown
     with loading("reading the cluster", output, delay=0.2):
         time.sleep(seconds)
     assert ("reading the cluster" in err.getvalue()) is shown
+
+
+def test_every_name_option_checks_its_format(capsys) -> None:
+    code, _, err = run(capsys, "kueue", str(ROOT / "examples" / "kueue" / "classic.yaml"),
+                       "--workload", "a/b/c")
+    assert (code, err) == (2, "error: --workload a/b/c: expected NAME or NAMESPACE/NAME\n")
+
+
+def test_namespace_flag_for_kubelet_admit(capsys) -> None:
+    code, out, _ = run(capsys, "kubelet-admit",
+                       str(ROOT / "examples" / "kubelet" / "critical-admission.yaml"),
+                       "--pod", "static-agent", "-n", "kube-system", "--node", "worker-1",
+                       "-o", "json")
+    assert code == 0 and json.loads(out)["pod"] == "kube-system/static-agent"

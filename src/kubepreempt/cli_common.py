@@ -3,7 +3,9 @@
 - ``-o/--output``: one vocabulary, ``table|json|yaml`` (``wide`` where a command has more
   columns to show); :func:`output_option` declares it, :func:`emit` prints the data forms.
 - ``-n/--namespace``: a bare ``NAME`` given to ``--pod`` / ``--workload`` lives there
-  (default ``default``); :func:`object_key` resolves it and rejects ``a/b/c``.
+  (default ``default``, or the kubeconfig context's with ``--cluster``). The option comes
+  with :func:`kubepreempt.live.options.live_input`; ``qualify`` resolves names through
+  :func:`object_key`, which rejects ``a/b/c``.
 - ``--seed``: every random choice has a fixed default seed (:data:`DEFAULT_SEED`), so the
   same command gives the same answer; :func:`seed_option` declares it.
 - hints: :func:`did_you_mean` suggests close object names for a typo.
@@ -50,12 +52,6 @@ def output_option(wide: bool = False) -> Any:
 
     return typer.Option("-o", "--output", metavar="|".join(formats), callback=check,
                         help="Output format" + (" (wide: more columns)." if wide else "."))
-
-
-def namespace_option() -> Any:
-    """The ``-n/--namespace`` option: the namespace of a bare object NAME."""
-    return typer.Option("-n", "--namespace", metavar="NAMESPACE",
-                        help="Namespace of a bare NAME (as kubectl's -n).")
 
 
 def seed_option(what: str) -> Any:
