@@ -20,13 +20,15 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import typer
 import yaml
-from rich.console import Console
-from rich.table import Table
+
+if TYPE_CHECKING:  # rich is imported only for people: JSON output never loads it
+    from rich.console import Console
+    from rich.table import Table
 
 from kubepreempt.api.names import DEFAULT_NAMESPACE, did_you_mean, object_key
 
@@ -77,6 +79,8 @@ def loading(what: str, output: str = TABLE, delay: float = 1.0) -> Iterator[None
     if output in DATA_OUTPUTS or not sys.stderr.isatty():
         yield
         return
+    from rich.console import Console
+
     status = Console(stderr=True).status(what)
     timer = threading.Timer(delay, status.start)
     timer.daemon = True
@@ -96,6 +100,8 @@ PIPED_WIDTH = 1000
 def console(stderr: bool = False) -> Console:
     """A rich console for people: COLUMNS when set, else the terminal's width, else (piped)
     :data:`PIPED_WIDTH`. Plain prints are never hard-wrapped (``soft_wrap``)."""
+    from rich.console import Console
+
     stream = sys.stderr if stderr else sys.stdout
     cols = os.environ.get("COLUMNS", "")
     width = int(cols) if cols.isdigit() and int(cols) > 0 else (
@@ -111,6 +117,8 @@ def table(*columns: str, keys: tuple[int, ...] = (0,), **kwargs: Any) -> Table:
     # columns each, which is what pushes tables past 80).
     kwargs = {"box": None, "pad_edge": False, "padding": (0, 1), "header_style": "bold",
               "title_justify": "left", **kwargs}
+    from rich.table import Table
+
     t = Table(**kwargs)
     for i, col in enumerate(columns):
         # no_wrap: rich shrinks only the other columns to fit the width.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
+
+if TYPE_CHECKING:  # rich is imported only when a table is printed
+    from rich.console import Console
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
