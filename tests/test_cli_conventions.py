@@ -15,14 +15,16 @@ import typer.main
 import yaml
 
 from kubepreempt import __version__
-from kubepreempt.cli import app, main
+from kubepreempt.cli import _register_commands, app, main
 from kubepreempt.cli_common import DEFAULT_SEED, loading
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE, CandidateMetrics, pick_one_node
 
 ROOT = Path(__file__).resolve().parents[1]
 BASIC = str(ROOT / "examples" / "basic")
 WHATIF = ROOT / "examples" / "whatif"
+_register_commands([])  # commands register lazily; the checks below need them all
 COMMANDS = typer.main.get_command(app).commands
+assert len(COMMANDS) >= 8
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
