@@ -42,6 +42,8 @@ SUBSTITUTIONS: list[tuple[str, str]] = [
     ("-f new-deployment.yaml", "-f examples/whatif/web.yaml"),
     ("--report busy-day.html", "--report {tmp}/busy-day.html"),
     ("-o docs/scaling.png", "-o {tmp}/scaling.png"),  # never overwrite the committed figure
+    ("--report sweep.html", "--report {tmp}/sweep.html"),
+    ("--report batch-priority.html", "--report {tmp}/batch-priority.html"),
 ]
 
 # Commands that are not run, with the reason (nothing is skipped silently).
@@ -68,6 +70,7 @@ SCALED = {
     ".venv/bin/python benchmarks/profile_workload.py TopologySpreading/5000Nodes_5000Pods":
         "--scale 0.002 --top 3",
     ".venv/bin/python benchmarks/scaling_curve.py -o docs/scaling.png": "--sizes 20",
+    ".venv/bin/python benchmarks/bench_sweep.py": "--seeds 1 --jobs 1",
     "kubepreempt bench SchedulingBasic/5000Nodes_10000Pods --scheduler-config "
     "scheduler-config.yaml": "--scale 0.005 --no-progress",
 }
