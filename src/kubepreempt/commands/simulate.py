@@ -8,10 +8,19 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
-from rich.table import Table
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DATA_OUTPUTS,
+    DEFAULT_SEED,
+    TABLE,
+    emit,
+    loading,
+    output_option,
+    seed_option,
+)
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import SimResult, simulate
@@ -38,7 +47,7 @@ def register(app: typer.Typer) -> None:
     @app.command("simulate")
     def simulate_cmd(
         files: FilesArg,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        output: Annotated[str, output_option()] = TABLE,
         report: Annotated[str | None, typer.Option(
             "--report", help="Write a self-contained HTML report to this file.")] = None,
         queue: Annotated[str, typer.Option(
@@ -50,9 +59,10 @@ def register(app: typer.Typer) -> None:
             "every feasible node (the classic/fifo default; --sample-nodes still samples "
             "nodes) instead of upstream's sampled candidate window and "
             "percentageOfNodesToScore.")] = False,
-        seed: Annotated[int | None, typer.Option(
-            "--seed", help="Seed for Poisson arrivals (kubepreempt.io/rate) and the "
-            "preemption candidates' random offset.")] = None,
+        seed: Annotated[int, seed_option("Poisson arrivals (kubepreempt.io/rate), the "
+                                         "controllers' generated pod names and the "
+                                         "preemption candidates' random offset")]
+        = DEFAULT_SEED,
         until: Annotated[str | None, typer.Option(
             "--until", help="Stop at this simulated time (e.g. 2h); default: when idle.")]
         = None,
@@ -96,8 +106,6 @@ def register(app: typer.Typer) -> None:
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
         if queue not in ("1.36", "classic", "priority", "fifo"):
             raise typer.BadParameter("must be 1.36, classic or fifo", param_hint="--queue")
         stop = _seconds(until, "--until")
@@ -112,22 +120,30 @@ def register(app: typer.Typer) -> None:
             scale_down_delay_after_add=_seconds(delay_after_add,
                                                 "--scale-down-delay-after-add") or 0.0,
         ) if autoscale else None
-        scenario = load_scenario(files, seed)
+        with loading("reading the scenario", output):
+            scenario = load_scenario(files, seed)
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure, controller_latency=ctrl_lat,
-                      seed=seed or 0, autoscale=options, kueue_version=kueue_version,
+                      seed=seed, autoscale=options, kueue_version=kueue_version,
                       best_candidates=True if best_candidates else None)
+        report_error: InputError | None = None
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
-            write_report(result, report)
-        if output == "json":
-            print_json(result.to_json())
+            try:
+                write_report(result, report)
+            except OSError as exc:  # still print the run; then fail as bad input
+                report_error = InputError(f"--report {report}: cannot write: "
+                                          f"{exc.strerror or exc}")
+        if output in DATA_OUTPUTS:
+            emit({**result.to_json(), "seed": seed}, output)
         else:
             render(result, max_rows)
-            if report:
-                Console().print(f"Report written to {report}")
+            if report and report_error is None:
+                new_console().print(f"Report written to {report}")
+        if report_error is not None:
+            raise report_error
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
@@ -162,27 +178,33 @@ def _run(scenario, queue: str, latency: float, until: float | None,
             state["bar"].stop()
 
 
+def _time(t: float) -> str:
+    """Seconds, to the millisecond at most: float sums print no 0.30000000000000004."""
+    return f"{round(t, 3):g}"
+
+
 def _fmt(v: float | None) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
 def render(result: SimResult, max_rows: int) -> None:
     """Timeline table, then the per-PriorityClass summary."""
-    console = Console()
+    console = new_console()
     events = result.events
     shown = events if max_rows <= 0 else events[:max_rows]
-    table = Table("time (s)", "event", "pod", "node", "detail", title="Timeline")
+    table = new_table("time (s)", "event", "pod", "node", "detail", keys=(0, 1, 2),
+                      title="Timeline")
     for e in shown:
         style = _STYLE.get(e.type, "")
-        table.add_row(f"{e.time:g}", f"[{style}]{e.type}[/]" if style else e.type, e.pod,
+        table.add_row(_time(e.time), f"[{style}]{e.type}[/]" if style else e.type, e.pod,
                       e.node or "", e.detail)
     console.print(table)
     if len(shown) < len(events):
         console.print(f"... {len(events) - len(shown)} more events (--max-rows 0 shows all, "
                       "-o json gives them all)")
-    summary = Table("PriorityClass", "priority", "pods", "scheduled", "preempted", "pending",
-                    "mean pending (s)", "p95 pending (s)", "work lost (pod-s)",
-                    title="Summary per PriorityClass")
+    summary = new_table("PriorityClass", "prio", "pods", "sched", "preempted", "pending",
+                        "mean wait s", "p95 wait s", "lost pod-s",
+                        title="Summary per PriorityClass (wait: time pending)")
     for name, c in result.metrics["classes"].items():
         summary.add_row(name, str(c["priority"]), str(c["pods"]), str(c["scheduled"]),
                         str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
@@ -206,8 +228,8 @@ def render(result: SimResult, max_rows: int) -> None:
         console.print(f"ResourceQuota refusals (namespace/PriorityClass): {refusals}.")
     a = m.get("autoscaler")
     if a:
-        table = Table("node group", "size", "added", "removed", "peak", "node-hours",
-                      title="Cluster Autoscaler")
+        table = new_table("node group", "size", "added", "removed", "peak", "node-hours",
+                          title="Cluster Autoscaler")
         for name, g in a["groups"].items():
             table.add_row(name, f"{g['min']}..{g['max']}", str(g["nodesAdded"]),
                           str(g["nodesRemoved"]), str(g["peakNodes"]),

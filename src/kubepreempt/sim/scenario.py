@@ -28,11 +28,14 @@ Times are ``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds.
 
 from __future__ import annotations
 
+import difflib
 import math
 import random
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TextIO
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
@@ -56,6 +59,14 @@ KUEUE_KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue",
                "WorkloadPriorityClass", "Workload", "Configuration")
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
+#: Every annotation the simulator reads; another ``kubepreempt.io/`` one is a warning (a
+#: typo like ``kubepreempt.io/arival`` would otherwise silently do nothing).
+KNOWN_ANNOTATIONS = frozenset({ARRIVAL, DURATION, EXIT_AFTER, REMOVAL, REPLICAS, INTERVAL,
+                               RATE, *USAGE.values(),
+                               # sim/autoscaler.py's node groups
+                               *(PREFIX + n for n in ("node-group", "node-group-min",
+                                                      "node-group-max",
+                                                      "node-group-priority"))})
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -240,9 +251,28 @@ def load_scenario(paths: Iterable[str], seed: int | None = None) -> Scenario:
     return build_scenario(load_documents(paths), seed)
 
 
+def warn_unknown_annotations(docs: Documents, stream: TextIO | None = None) -> None:
+    """One warning line naming the ``kubepreempt.io/`` annotations nothing reads."""
+    unknown: dict[str, str] = {}
+    for objs in docs.by_kind.values():
+        for obj in objs:
+            meta = obj.body.get("metadata")
+            notes = meta.get("annotations") if isinstance(meta, Mapping) else None
+            if isinstance(notes, Mapping):
+                for key in notes:
+                    if (isinstance(key, str) and key.startswith(PREFIX)
+                            and key not in KNOWN_ANNOTATIONS):
+                        unknown.setdefault(key, f"{obj.source}: {obj.kind} {obj.name}")
+    for key, where in sorted(unknown.items()):
+        hint = difflib.get_close_matches(key, sorted(KNOWN_ANNOTATIONS), n=1)
+        print(f"warning: {where}: unknown annotation {key}, ignored"
+              + (f" (did you mean {hint[0]}?)" if hint else ""), file=stream or sys.stderr)
+
+
 def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
     """:func:`load_scenario` on already loaded documents."""
     rng = random.Random(seed)
+    warn_unknown_annotations(docs)
     base = Documents()
     later_pods: list[tuple[RawObject, float | None]] = []
     node_plans: list[tuple[RawObject, float, float | None]] = []
