@@ -66,7 +66,7 @@ LIVE = re.compile(r"--cluster\b|--context\b|--kubeconfig\b|^kubectl preempt |"
 SCALED = {
     ".venv/bin/python benchmarks/bench_schedule.py": "--nodes 30 --pods 100 --decisions 5",
     ".venv/bin/python benchmarks/bench_whatif.py": "--nodes 30 --pods 100 --replicas 5",
-    ".venv/bin/python benchmarks/bench_simulate.py": "--scale 0.001 --hours 0.5",
+    ".venv/bin/python benchmarks/bench_simulate.py --queue classic": "--scale 0.001 --hours 0.5",
     ".venv/bin/python benchmarks/profile_workload.py TopologySpreading/5000Nodes_5000Pods":
         "--scale 0.002 --top 3",
     ".venv/bin/python benchmarks/scaling_curve.py -o docs/scaling.png": "--sizes 20",
