@@ -62,6 +62,20 @@ def test_node_affinity_verdicts_are_per_pod_on_a_shared_cluster() -> None:
     assert [schedule(c, f"default/{p}").node for p in ("one", "two", "sel")] == ["a", "b", "b"]
 
 
+def test_prefer_no_schedule_verdicts_are_per_pod_on_a_shared_cluster() -> None:
+    # TaintToleration Score counts the PreferNoSchedule taints the pod does not tolerate
+    # (countIntolerableTaintsPreferNoSchedule) and reverses the normalisation: each pod
+    # prefers the node whose taint it tolerates, also when decided on one cluster object.
+    def tolerating(key: str) -> dict:
+        return {"tolerations": [{"key": key, "operator": "Exists",
+                                 "effect": "PreferNoSchedule"}]}
+    c = cluster_of(node("a", taints=[{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]),
+                   node("b", taints=[{"key": "j", "value": "v", "effect": "PreferNoSchedule"}]),
+                   pod("one", "1", spec_extra=tolerating("k")),
+                   pod("two", "1", spec_extra=tolerating("j")))
+    assert [schedule(c, f"default/{p}").node for p in ("one", "two")] == ["a", "b"]
+
+
 def test_empty_node_selector_term_matches_nothing() -> None:
     assert _fits([node("a")], _affinity({})) == []
 
