@@ -43,9 +43,23 @@ def print_json(obj: Any) -> None:
                                   | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
 
 
-def _register_commands() -> None:
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+_registered: set[str] = set()
+
+
+def _register_commands(args: Sequence[str]) -> None:
+    """Register the command modules ``args`` needs: only the named command's module when
+    the first argument names one (``evict-rank`` -> ``evict_rank``), else all of them.
+
+    Importing every command pulls in Kueue, the simulator and their dependencies; the
+    ``schedule`` command on a big dump is meant to run at parse speed.
+    """
+    names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__))
+    wanted = args[0].replace("-", "_") if args else ""
+    for name in [wanted] if wanted in names else names:
+        if name in _registered:
+            continue
+        _registered.add(name)
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(app)
@@ -56,13 +70,12 @@ def _root() -> None:
     """Kubernetes pod priority and preemption, reproduced faithfully and fast."""
 
 
-_register_commands()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog_name: str = "kubepreempt") -> int:
     """Entry point: run the CLI, turning input errors into exit status 2."""
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        app(args=list(argv) if argv is not None else None, prog_name="kubepreempt")
+        _register_commands(args)
+        app(args=args, prog_name=prog_name)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -84,7 +97,11 @@ def run() -> None:
     Freeing a 50,000-pod snapshot object by object takes longer than some decisions; the
     process ends anyway, so flush the output and leave at once.
     """
-    code = main()
+    finish(main())
+
+
+def finish(code: int) -> None:
+    """Flush the output and leave at once with ``code`` (see :func:`run`)."""
     for stream in (sys.stdout, sys.stderr):
         # The reader may have gone away (e.g. `| head`); there is nothing left to tell it.
         with contextlib.suppress(BrokenPipeError, ValueError):

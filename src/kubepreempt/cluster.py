@@ -389,7 +389,7 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
     ignores them. Pods not yet admitted get their RuntimeClass's overhead and scheduling
     (:mod:`kubepreempt.api.runtimeclass`).
     """
-    with paused_gc():
+    with paused_gc(freeze=True):
         return _build_cluster(docs, warn, extra_kinds)
 
 

@@ -25,35 +25,44 @@ P = Mode.PREEMPT
 CPU = {"main": {"cpu": ("default", P)}}
 
 
-def cohort(name: str, parent: str = "", cpu: str | None = None) -> dict[str, Any]:
+def cohort(name: str, parent: str = "", cpu: str | None = None,
+           memory: str | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {}
     if parent:
         spec["parentName"] = parent
-    if cpu is not None:
-        spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [
-            {"name": "default", "resources": [{"name": "cpu", "nominalQuota": cpu}]}]}]
+    quotas = {r: q for r, q in (("cpu", cpu), ("memory", memory)) if q is not None}
+    if quotas:
+        spec["resourceGroups"] = [{"coveredResources": list(quotas), "flavors": [
+            {"name": "default", "resources": [{"name": r, "nominalQuota": q}
+                                              for r, q in quotas.items()]}]}]
     return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
             "metadata": {"name": name}, "spec": spec}
 
 
-def queue(name: str, parent: str, cpu: str = "0", reclaim: str = ANY,
-          bwc_threshold: int | None = None) -> dict[str, Any]:
+def queue(name: str, parent: str, cpu: str | tuple[str, ...] = "0", reclaim: str = ANY,
+          bwc_threshold: int | None = None, memory: str | None = None) -> dict[str, Any]:
     """withinClusterQueue LowerPriority, as every queue of the upstream table."""
-    return cq(name, [("default", {"cpu": cpu})], cohort=parent, within=LP, reclaim=reclaim,
+    quotas: dict[str, Any] = {"cpu": cpu}
+    if memory is not None:
+        quotas["memory"] = memory
+    return cq(name, [("default", quotas)], cohort=parent, within=LP, reclaim=reclaim,
               borrow_within=LP if bwc_threshold is not None else None,
               threshold=bwc_threshold)
 
 
-def adm(name: str, prio: int, q: str, cpu: str, usage: str | None = None) -> dict[str, Any]:
+def adm(name: str, prio: int, q: str, cpu: str, usage: str | None = None,
+        memory: str | None = None) -> dict[str, Any]:
     """An admitted workload; ``usage`` is the admission's resourceUsage when it differs."""
-    w = wl(name, {"cpu": cpu}, prio, admitted=q, reserved_at=BASE)
+    requests = {"cpu": cpu} if memory is None else {"cpu": cpu, "memory": memory}
+    w = wl(name, requests, prio, admitted=q, reserved_at=BASE)
     if usage is not None:
         w["status"]["admission"]["podSetAssignments"][0]["resourceUsage"] = {"cpu": usage}
     return w
 
 
-def incoming(prio: int, cpu: str) -> dict[str, Any]:
-    w = wl("in", {"cpu": cpu}, prio, uid="wl-in")
+def incoming(prio: int, cpu: str, memory: str | None = None) -> dict[str, Any]:
+    requests = {"cpu": cpu} if memory is None else {"cpu": cpu, "memory": memory}
+    w = wl("in", requests, prio, uid="wl-in")
     w["metadata"]["labels"] = {"kueue.x-k8s.io/job-uid": "job-in"}
     return w
 
@@ -115,24 +124,81 @@ CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any], dict[str, str]]] = 
          adm("admitted_borrowing_not_preemptible", 1, "q_borrowing", "2")],
         incoming(0, "3"), {"admitted_borrowing": "InCohortReclamation",
                            "admitted_same_queue_preemptible": "InClusterQueue"}),
+    "reclaim nominal quota from lowest priority workload, excluding non-borrowing": (
+        [flavor("default"), cohort("r"), cohort("c", "r", "3"), queue("q", "c"),
+         queue("q_borrowing", "r"), queue("q_nominal", "r", "2"),
+         adm("admitted_borrowing_prio_8", 8, "q_borrowing", "1"),
+         adm("admitted_borrowing_prio_9", 9, "q_borrowing", "1"),
+         adm("admitted_borrowing_prio_10", 9, "q_borrowing", "1"),
+         adm("admitted_nominal", -2, "q_nominal", "2")],
+        incoming(0, "1"), {"admitted_borrowing_prio_8": "InCohortReclamation"}),
+    "infeasible preemption all available workloads in pruned subtrees": (
+        [flavor("default"), cohort("r"), cohort("c", "r", "2"), cohort("c_other", "r", "2"),
+         queue("q_other", "c_other"), queue("q", "c"), queue("q_same_cohort", "c"),
+         adm("admitted_other_1", -10, "q_other", "1"),
+         adm("admitted_other_2", -10, "q_other", "1"),
+         adm("admitted_same_cohort", 0, "q_same_cohort", "2")],
+        incoming(0, "2"), {}),
+    "respect lending limits": (
+        [flavor("default"), cohort("r"), cohort("c", "r", "2"),
+         queue("q", "c", ("3", "", "2")), queue("q_borrowing", "r"),
+         adm("admitted_borrowing", 0, "q_borrowing", "4")],
+        incoming(-2, "5"), {"admitted_borrowing": "InCohortReclamation"}),
+    "reclaim in complex hierarchy": (
+        [flavor("default"), cohort("r"), cohort("c11", "r", "4"), cohort("c12", "r", "4"),
+         cohort("c21", "c11", "4"), cohort("c22", "c11", "4"), cohort("c23", "c11", "4"),
+         cohort("c31", "c21", "4"), cohort("c32", "c21", "4"),
+         queue("q1", "c12"), queue("q2", "c23"), queue("q3", "c22"), queue("q4", "c32"),
+         queue("q5", "c31"),
+         adm("admitted_borrowing_1", -6, "q1", "4"), adm("admitted_borrowing_2", -5, "q1", "4"),
+         adm("admitted_borrowing_3", -9, "q2", "4"),
+         adm("admitted_borrowing_4", -10, "q2", "4"),
+         adm("admitted_borrowing_5", -4, "q3", "4"), adm("admitted_borrowing_6", -3, "q3", "3"),
+         adm("admitted_borrowing_7", 4, "q4", "2"), adm("admitted_borrowing_8", 2, "q4", "3")],
+        # Upstream: only one of q2's workloads goes, because after the first the usage of
+        # cohort c23 is back within its nominal quota.
+        incoming(-2, "7"), {"admitted_borrowing_1": "InCohortReclamation",
+                            "admitted_borrowing_4": "InCohortReclamation"}),
 }
+# Their incoming workload is for another queue than "q".
+TARGET_CQ = {"reclaim in complex hierarchy": "q5"}
+
+MEM = {"main": {"cpu": ("default", P), "memory": ("default", P)}}
+# "hiearchical preemption with multiple resources" (upstream's spelling): R(3 cpu, 0 memory)
+# over C(4 cpu, 4Gi) and q_borrowing; the queues hold no quota of either resource.
+MULTI_RESOURCE = (
+    [flavor("default"), cohort("r", cpu="3", memory="0"),
+     cohort("c", "r", "4", memory="4Gi"), queue("q", "c", memory="0"),
+     queue("q_borrowing", "r", memory="0"), queue("q_same_cohort", "c", memory="0"),
+     adm("admitted_borrowing", 0, "q_borrowing", "3", memory="1Gi"),
+     adm("admitted_same_cohort", -2, "q_same_cohort", "1", memory="3Gi")],
+    incoming(-2, "2", memory="1Gi"), {"admitted_borrowing": "InCohortReclamation"})
 
 
-def _targets(objs: list[dict[str, Any]], inc: dict[str, Any]) -> dict[str, str]:
+def _targets(objs: list[dict[str, Any]], inc: dict[str, Any], target: str = "q",
+             resources: tuple[str, ...] = ("cpu",)) -> dict[str, str]:
     inp = inputs([*objs, inc], CURRENT)
     others = [w for k, w in inp.workloads.items() if k != "default/in"]
     snap = Snapshot(inp.cluster_queues.values(), inp.flavors, others, inp.config, inp.cohorts)
-    a = Assignment([PodSetAssignment("main", {"cpu": FlavorAssignment("default", P)},
-                                     fits=False)])
-    got = get_targets(workload_info(inp.workloads["default/in"], "q"), a, snap, NOW, Trace())
+    a = Assignment([PodSetAssignment("main", {r: FlavorAssignment("default", P)
+                                              for r in resources}, fits=False)])
+    got = get_targets(workload_info(inp.workloads["default/in"], target), a, snap, NOW,
+                      Trace())
     return {t.info.obj.name: t.reason for t in got}
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_upstream_hierarchical_preemptions(name: str) -> None:
     objs, inc, want = CASES[name]
-    assert _targets(objs, inc) == want
-    assert preempt(objs, inc, "q", CPU, CURRENT) == set(want)  # snapshot restored
+    target = TARGET_CQ.get(name, "q")
+    assert _targets(objs, inc, target) == want
+    assert preempt(objs, inc, target, CPU, CURRENT) == set(want)  # snapshot restored
+
+
+def test_upstream_hierarchical_preemption_with_multiple_resources() -> None:
+    objs, inc, want = MULTI_RESOURCE
+    assert _targets(objs, inc, "q", ("cpu", "memory")) == want
+    assert preempt(objs, inc, "q", MEM, CURRENT) == set(want)
 
 
 def test_preempted_condition_names_both_paths() -> None:
@@ -149,3 +215,16 @@ def test_preempted_condition_names_both_paths() -> None:
     assert (conds["Evicted"]["reason"], conds["Evicted"]["message"]) == ("Preempted", msg)
     assert (conds["Preempted"]["reason"], conds["Preempted"]["message"]) == (
         "InCohortReclamation", msg)
+
+
+def test_upstream_prefer_to_preempt_evicted_workloads() -> None:
+    """Upstream "prefer to preempt evicted workloads": the already-evicted workload of the
+    same cohort is the one target (its preemption is under way: upstream counts it as
+    preempted and patches nothing), not the lower-priority borrowing one."""
+    evicted = adm("evicted_same_cohort", -1, "q_same_cohort", "1")
+    evicted["status"]["conditions"] = [{"type": "Evicted", "status": "True",
+                                        "lastTransitionTime": "2024-01-01T00:00:00Z"}]
+    objs = [*R_C2, queue("q", "c", bwc_threshold=0), queue("q_borrowing", "r"),
+            queue("q_same_cohort", "c"), adm("admitted_borrowing", -10, "q_borrowing", "1"),
+            evicted]
+    assert preempt(objs, incoming(0, "1"), "q", CPU, CURRENT) == {"evicted_same_cohort"}

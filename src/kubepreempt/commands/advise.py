@@ -11,22 +11,26 @@ from rich.table import Table
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli import print_json
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
-from kubepreempt.decide import load_cluster, resolve_pod
+from kubepreempt.decide import resolve_pod
+from kubepreempt.live.options import live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
 from kubepreempt.whatif.place import expand_documents
 
-FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
+FilesArg = Annotated[list[str] | None, typer.Argument(
+    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``advise`` command."""
 
     @app.command("advise")
+    @live_input(SCHEDULER_KINDS)
     def advise_cmd(
-        files: FilesArg,
+        files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
             "--pod", help="A pending pod of the input, NAMESPACE/NAME.")] = None,
         new: Annotated[list[str] | None, typer.Option(
@@ -55,10 +59,10 @@ def register(app: typer.Typer) -> None:
         if like and shape:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
-        cluster = load_cluster(files)
+        cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config)
         if pod is not None:
-            target = resolve_pod(cluster, pod)
+            target = resolve_pod(cluster, qualify(pod))
             workloads = [(f"Pod/{target.key}", [target], False)]
             subject = target.key
         else:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kubepreempt import workloads
+from kubepreempt.api.objects import Pod
 from kubepreempt.cli import fail_input, print_json
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 
@@ -45,20 +46,21 @@ def bench(name: str, scale: float = 1.0, show_progress: bool = True,
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, disable=not show_progress,
                   transient=True) as bar:
-        task = bar.add_task(workload.name, total=len(pods))
-        step = max(1, len(pods) // 200)  # redraw often enough, but off the hot path
+        total = sum(1 for p in pods if isinstance(p, Pod))  # churn nodes are not pods
+        task = bar.add_task(workload.name, total=total)
+        step = max(1, total // 200)  # redraw often enough, but off the hot path
 
         def progress(done: int) -> None:
-            if done % step == 0 or done == len(pods):
+            if done % step == 0 or done == total:
                 bar.update(task, completed=done)
 
         start = time.perf_counter()
         stats = workloads.run(cluster, pods, progress if show_progress else None,
                               sample=sample)
         seconds = time.perf_counter() - start
-    return {"workload": workload.name, "nodes": workload.nodes, "pods": len(pods),
+    return {"workload": workload.name, "nodes": workload.nodes, "pods": total,
             "seconds": round(seconds, 3),
-            "podsPerSecond": round(len(pods) / seconds, 1) if seconds else None,
+            "podsPerSecond": round(total / seconds, 1) if seconds else None,
             "victims": stats.victims, "scheduled": stats.scheduled,
             "preemptors": stats.preempted, "unschedulable": stats.unschedulable,
             "peakRssMiB": peak_rss_mib(), "schedulerConfig": scheduler_config}
@@ -91,10 +93,10 @@ def register(app: typer.Typer) -> None:
             if output == "json":
                 print_json([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
                              "measuredPods": w.total_pods, "description": w.description}
-                            for w in workloads.WORKLOADS.values()])
+                            for w in workloads.ALL_WORKLOADS.values()])
                 return
             table = Table("workload", "nodes", "initial pods", "measured pods", "what")
-            for w in workloads.WORKLOADS.values():
+            for w in workloads.ALL_WORKLOADS.values():
                 table.add_row(w.name, str(w.nodes), str(w.initial), str(w.total_pods),
                               w.description)
             Console().print(table)

@@ -10,11 +10,11 @@ from rich.table import Table
 
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli import print_json
-from kubepreempt.cluster import build_cluster
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.eviction import RESOURCES, EvictionRanking, rank_node
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.kubelet.metrics import parse_pod_metrics
-from kubepreempt.manifests import load_documents
+from kubepreempt.live.options import live_input, load_input
 
 
 def render(rank: EvictionRanking, console: Console | None = None) -> None:
@@ -41,9 +41,11 @@ def register(app: typer.Typer) -> None:
     """Add the ``evict-rank`` command."""
 
     @app.command("evict-rank")
+    @live_input((*SCHEDULER_KINDS, METRICS_KIND))
     def evict_rank(
-        files: Annotated[list[str], typer.Argument(help="Manifests: files, directories or -")],
         node: Annotated[str, typer.Option("--node", help="The node under pressure")],
+        files: Annotated[list[str] | None, typer.Argument(
+            help="Manifests: files, directories or - (or --cluster)")] = None,
         resource: Annotated[str, typer.Option(
             "--resource", help="memory or ephemeral-storage")] = "memory",
         output: Annotated[str, typer.Option("-o", "--output", help="text or json")] = "text",
@@ -54,7 +56,7 @@ def register(app: typer.Typer) -> None:
                                      param_hint="--resource")
         if output not in ("text", "json"):
             raise typer.BadParameter("must be text or json", param_hint="-o")
-        docs = load_documents(files)
+        docs = load_input(files)
         cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
         usage = parse_pod_metrics(docs.of(METRICS_KIND))
         rank = rank_node(cluster, node, resource, usage)

@@ -10,10 +10,10 @@ from rich.table import Table
 
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli import print_json
-from kubepreempt.cluster import build_cluster
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.admission import AdmissionResult, admit
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
-from kubepreempt.manifests import load_documents
+from kubepreempt.live.options import live_input, load_input, qualify
 
 _COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
 
@@ -53,18 +53,20 @@ def register(app: typer.Typer) -> None:
     """Add the ``kubelet-admit`` command."""
 
     @app.command("kubelet-admit")
+    @live_input(SCHEDULER_KINDS)
     def kubelet_admit(
-        files: Annotated[list[str], typer.Argument(help="Manifests: files, directories or -")],
         pod: Annotated[str, typer.Option("--pod", help="The pod to admit, NAMESPACE/NAME")],
         node: Annotated[str, typer.Option("--node", help="The node whose kubelet admits it")],
+        files: Annotated[list[str] | None, typer.Argument(
+            help="Manifests: files, directories or - (or --cluster)")] = None,
         output: Annotated[str, typer.Option("-o", "--output", help="text or json")] = "text",
     ) -> None:
         """Kubelet admission: admit, evict pods for a critical pod, or reject."""
         if output not in ("text", "json"):
             raise typer.BadParameter("must be text or json", param_hint="-o")
-        docs = load_documents(files)
+        docs = load_input(files)
         cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
-        key = pod if "/" in pod else f"default/{pod}"
+        key = qualify(pod)
         res = admit(cluster, key, node)
         if output == "json":
             print_json(res.to_json())

@@ -15,7 +15,7 @@ from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli import print_json
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
-from kubepreempt.manifests import load_documents
+from kubepreempt.live.options import live_input, load_input, qualify
 
 
 def _amount(res: str, v: int | None) -> str:
@@ -63,9 +63,11 @@ def register(app: typer.Typer) -> None:
     """Add the ``kueue`` command."""
 
     @app.command("kueue")
+    @live_input(KINDS)
     def kueue(
-        files: Annotated[list[str], typer.Argument(help="Manifests: files, dirs or -.")],
         workload: Annotated[str, typer.Option("--workload", help="NAMESPACE/NAME.")],
+        files: Annotated[list[str] | None, typer.Argument(
+            help="Manifests: files, dirs or - (or --cluster).")] = None,
         output: Annotated[str, typer.Option("-o", "--output", help="json, yaml or table.")]
         = "table",
         explain: Annotated[bool, typer.Option("--explain", help="Show quotas, shares, "
@@ -79,17 +81,15 @@ def register(app: typer.Typer) -> None:
         """Decide what Kueue does with a workload: admit, preempt or pending."""
         if output not in ("json", "yaml", "table"):
             raise InputError(f"unknown output format {output!r} (json, yaml or table)")
-        if "/" not in workload:
-            workload = f"default/{workload}"
         try:
             when = parse_time(now) if now else None
         except ValueError as exc:
             raise InputError(f"--now: {exc}") from None
         sem = semantics_for(kueue_version)
-        docs = load_documents(files)
+        docs = load_input(files)
         docs.warn_unused(KINDS if sem.hierarchical_cohorts
                          else tuple(k for k in KINDS if k != "Cohort"))
-        d = decide(load_inputs(docs, version=sem.version), workload, when)
+        d = decide(load_inputs(docs, version=sem.version), qualify(workload), when)
         out: dict[str, Any] = d.to_json()
         if explain:
             out["explain"] = {**d.explain, "trace": d.trace.lines,

@@ -7,34 +7,35 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli import print_json
+from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
     Decision,
-    load_cluster,
     resolve_pod,
     schedule,
 )
+from kubepreempt.live.options import live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.whatif.place import WhatIf, what_if
 
-FilesArg = Annotated[list[str], typer.Argument(help="Manifest files, directories, or - for stdin.")]
+FilesArg = Annotated[list[str] | None, typer.Argument(
+    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command."""
 
     @app.command("schedule")
+    @live_input(SCHEDULER_KINDS)
     def schedule_cmd(
-        files: FilesArg,
+        files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
             "--pod", help="The pending pod, NAMESPACE/NAME.")] = None,
         new: Annotated[list[str] | None, typer.Option(
@@ -69,9 +70,9 @@ def register(app: typer.Typer) -> None:
         if pod is None:
             raise typer.BadParameter("give --pod NAMESPACE/NAME or -f NEW.yaml",
                                      param_hint="--pod")
-        cluster = load_cluster(files)
+        cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
-        decision = schedule(cluster, pod, preemption=not no_preemption, sample=sample,
+        decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
                             seed=seed)
         if output == "json":
             print_json(decision.to_json(explain=explain))
@@ -79,13 +80,13 @@ def register(app: typer.Typer) -> None:
             render(decision, explain)
 
 
-def run_what_if(files: list[str], new: list[str], pod: str | None, output: str,
+def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output: str,
                 explain: bool, preemption: bool, seed: int,
                 scheduler_config: str | None = None, sample_nodes: bool = False) -> None:
     """``schedule -f``: expand, place, print."""
-    cluster = load_cluster(files)
+    cluster = build_cluster(load_input(files))
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
-    extra = [resolve_pod(cluster, pod)] if pod else []
+    extra = [resolve_pod(cluster, qualify(pod))] if pod else []
     docs = load_documents(new)
     result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                      extra_pods=extra)
@@ -98,6 +99,9 @@ def run_what_if(files: list[str], new: list[str], pod: str | None, output: str,
 
 def render_what_if(result: WhatIf, explain: bool) -> None:
     """Readable output: one row per pod, then the summary."""
+    from rich.console import Console  # only for tables: JSON output skips importing rich
+    from rich.table import Table
+
     console = Console(width=None if sys.stdout.isatty() else 120)
     table = Table("pod", "workload", "priority", "result", "node", "victims / why pending",
                   title="New pods, in the order the scheduler takes them")
@@ -142,6 +146,9 @@ def _iso(epoch: float) -> str:
 
 def render(decision: Decision, explain: bool) -> None:
     """Readable output: one sentence, then tables."""
+    from rich.console import Console  # only for tables: JSON output skips importing rich
+    from rich.table import Table
+
     # Pipes get 80 columns by default, which truncates node and pod names; folding is
     # better than an ellipsis, and a wider default suits the tables.
     console = Console(width=None if sys.stdout.isatty() else 120)

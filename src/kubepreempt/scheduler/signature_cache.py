@@ -83,16 +83,21 @@ class SignatureCache:
              pod: Pod, state: CycleState, filters: list[FilterPlugin]) -> int | None:
         """The node ``find_feasible`` + ``select_host`` would pick, or None.
 
-        Applies when every active filter is node-local and no node holds a nominee that
-        counts for this pod. Per signature it keeps the summed node-local scores of every
-        node (``node_local_score``; minimum int64 where infeasible); other scorers run as
-        usual on the feasible nodes, so the pick is the same. ``None`` means the reference
+        Applies when no node holds a nominee that counts for this pod. Per signature it
+        keeps the node-local filters' verdict and summed node-local scores of every node
+        (``node_local_score``; minimum int64 where infeasible); cross-pod filters run on
+        the nodes those pass and other scorers on the feasible nodes, so the pick is the
+        same. ``None`` means the reference
         path must run (including when no node is feasible: preemption needs statuses).
         """
         if state.node_names is not None:
-            return None  # PreFilter narrowed the nodes: take the reference path
-        if not all_node_local(filters):
-            return None
+            return _pick_named(cluster, nominator, pod, state, filters)
+        # Cross-pod filters (InterPodAffinity, PodTopologySpread) run afresh, over the
+        # nodes the cached node-local filters pass: the feasible set is the same whatever
+        # the order filters run in (only statuses depend on it, and a pick has none).
+        cross = [f for f in filters if not getattr(f, "node_local", False)]
+        if cross:
+            filters = [f for f in filters if getattr(f, "node_local", False)]
         local, others = [], []
         for s in scorers:
             if s.score_relevant(state):
@@ -113,10 +118,19 @@ class SignatureCache:
         if rows is not None:
             entry.total[rows] = _local_totals(state, filters, local, rows)
         total = entry.total
-        if others:
+        if others or cross:
             # Scores normalised over the feasible nodes are computed afresh, over exactly
             # the nodes select_host would score.
             feasible = np.flatnonzero(total != _INFEASIBLE)
+            for plugin in cross:
+                if not feasible.size:
+                    break
+                failed = [ix for ix, _ in plugin.filter_nodes(state, feasible)]
+                if failed:
+                    keep = np.ones(feasible.size, bool)
+                    for ix in failed:  # subsets of the sorted feasible nodes
+                        keep[np.searchsorted(feasible, ix)] = False
+                    feasible = feasible[keep]
             if feasible.size <= 1:
                 return int(feasible[0]) if feasible.size else None
             total = np.full(n, _INFEASIBLE, np.int64)
@@ -127,6 +141,22 @@ class SignatureCache:
             total[feasible] = part
         best = int(np.argmax(total))
         return best if total[best] != _INFEASIBLE else None
+
+
+def _pick_named(cluster: Cluster, nominator: Nominator, pod: Pod, state: CycleState,
+                filters: list[FilterPlugin]) -> int | None:
+    """PreFilter named one node (a DaemonSet pod's ``metadata.name`` affinity): it is
+    picked when it passes every filter, as the reference path's only feasible node would
+    be. Several named nodes (they need scoring), nominees that count, or a failure (the
+    statuses of every node are needed) take the reference path."""
+    assert state.node_names is not None
+    if len(state.node_names) != 1 or nominator.nodes_counting_for(pod):
+        return None
+    idx = cluster.node_index.get(next(iter(state.node_names)))
+    if idx is None:
+        return None
+    rows = np.array([idx], np.int64)
+    return idx if filter_rows(state, filters, rows).all() else None
 
 
 def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list[ScorePlugin],

@@ -1,0 +1,88 @@
+"""Current upstream's ``TestReclaimBeforePriorityPreemption``
+(pkg/scheduler/flavorassigner/flavorassigner_test.go): flavor assignment with a stubbed
+preemption oracle. Three flavors uno, due, tre with 10 compute and 10 gpu each in
+test-clusterqueue (whenCanPreempt: TryNextFlavor), lent to its cohort; other-clusterqueue
+holds no quota. Upstream's ``testOracle`` answers the stubbed results and ``Preempt``
+(borrowing 0) for every other flavor-resource.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kueue_builders import BASE, CURRENT, cq, flavor, inputs, wl
+
+from kubepreempt.kueue.flavors import (
+    G_PREEMPT,
+    G_RECLAIM,
+    FlavorAssigner,
+    Mode,
+)
+from kubepreempt.kueue.quota import Snapshot, workload_info
+
+FLAVORS = ("uno", "due", "tre")
+TRY_NEXT = {"whenCanPreempt": "TryNextFlavor"}
+
+
+def queues(fungibility: dict[str, str]) -> list[dict[str, Any]]:
+    test = cq("test-clusterqueue", [(f, {"compute": "10", "gpu": "10"}) for f in FLAVORS],
+              cohort="cohort", within="LowerPriority", reclaim="LowerPriority",
+              fungibility=fungibility)
+    other = cq("other-clusterqueue", [(f, {"compute": "0", "gpu": "0"}) for f in FLAVORS],
+               cohort="cohort")
+    return [test, other]
+
+
+def usage(name: str, q: str, flv: str, res: str) -> dict[str, Any]:
+    """An admitted workload using one unit of ``res`` in flavor ``flv``."""
+    return wl(name, {res: "1"}, 0, admitted=q, flavors={res: flv}, reserved_at=BASE)
+
+
+# name -> (requests, test CQ usage, other CQ usage, stubbed oracle, fungibility,
+#          wanted mode, wanted assignment)
+CASES = {
+    "Select first flavor which fits": (
+        {"gpu": "10"}, [("uno", "gpu")], [("due", "gpu")], {}, None, Mode.FIT,
+        {"gpu": "tre"}),
+    "Select first flavor where gpu reclamation is possible": (
+        {"gpu": "10"}, [("uno", "gpu")], [("due", "gpu"), ("tre", "gpu")],
+        {("uno", "gpu"): (G_PREEMPT, 0), ("due", "gpu"): (G_RECLAIM, 0)}, None,
+        Mode.PREEMPT, {"gpu": "due"}),
+    "Select first flavor when flavor fungibility is disabled": (
+        {"gpu": "10"}, [("uno", "gpu")], [("due", "gpu"), ("tre", "gpu")], {},
+        {"whenCanPreempt": "Preempt"}, Mode.PREEMPT, {"gpu": "uno"}),
+    "Select first flavor where priority based preemption is possible": (
+        {"gpu": "10"}, [("uno", "gpu"), ("due", "gpu"), ("tre", "gpu")], [], {}, None,
+        Mode.PREEMPT, {"gpu": "uno"}),
+    "Select second flavor where gpu reclamation is possible, as compute Fits": (
+        {"gpu": "10", "compute": "10"},
+        [("uno", "gpu"), ("uno", "compute"), ("due", "compute")],
+        [("due", "gpu"), ("tre", "gpu")],
+        {("uno", "gpu"): (G_PREEMPT, 0), ("due", "gpu"): (G_RECLAIM, 0),
+         ("tre", "gpu"): (G_RECLAIM, 0)}, None, Mode.PREEMPT,
+        {"gpu": "tre", "compute": "tre"}),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_reclaim_before_priority_preemption(name: str) -> None:
+    requests, mine, theirs, stub, fungibility, want_mode, want = CASES[name]
+    used = [usage(f"t-{f}-{r}", "test-clusterqueue", f, r) for f, r in mine] + \
+        [usage(f"o-{f}-{r}", "other-clusterqueue", f, r) for f, r in theirs]
+    incoming = wl("in", requests, 0, queue="test-clusterqueue")
+    inp = inputs([*(flavor(f) for f in FLAVORS), *queues(fungibility or TRY_NEXT), *used,
+                  incoming], CURRENT)
+    others = [w for k, w in inp.workloads.items() if k != "default/in"]
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, others, inp.config,
+                    inp.cohorts)
+    wlo = inp.workloads["default/in"]
+    info = workload_info(wlo, "test-clusterqueue")
+
+    def oracle(fr, _quantity):  # upstream's testOracle
+        return stub.get(fr, (G_PREEMPT, 0))
+
+    assignment = FlavorAssigner(info, wlo.pod_sets, snap.cqs["test-clusterqueue"],
+                                inp.flavors, False, inp.semantics, oracle).assign()
+    assert assignment.mode == want_mode
+    assert assignment.flavors()["main"] == want
