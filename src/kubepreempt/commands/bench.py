@@ -85,24 +85,42 @@ def register(app: typer.Typer) -> None:
             "--scheduler-config", help=CLI_HELP)] = None,
         sample_nodes: Annotated[bool, typer.Option(
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
+        kueue_version: Annotated[str, typer.Option(
+            "--kueue-version", help="Kueue release for kueue-baseline / kueue-large-scale: "
+            "current or v0.7.")] = "current",
     ) -> None:
-        """Run an upstream scheduler_perf workload in memory and report pods per second."""
+        """Run an upstream scheduler_perf workload in memory and report pods per second
+        (kueue-baseline, kueue-large-scale: Kueue's own scheduler benchmark, simulated)."""
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
         if list_:
+            from kubepreempt.sim.kueue_bench import CONFIGS, describe
             if output == "json":
                 print_json([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
                              "measuredPods": w.total_pods, "description": w.description}
-                            for w in workloads.ALL_WORKLOADS.values()])
+                            for w in workloads.ALL_WORKLOADS.values()]
+                           + [{"workload": c.name, "nodes": 0, "initialPods": 0,
+                               "measuredPods": 0, "description": describe(c)}
+                              for c in CONFIGS.values()])
                 return
             table = Table("workload", "nodes", "initial pods", "measured pods", "what")
             for w in workloads.ALL_WORKLOADS.values():
                 table.add_row(w.name, str(w.nodes), str(w.initial), str(w.total_pods),
                               w.description)
+            for c in CONFIGS.values():
+                table.add_row(c.name, "-", "-", "-", describe(c))
             Console().print(table)
             return
         if workload is None:
             fail_input("name a workload (kubepreempt bench --list shows them)")
+        from kubepreempt.sim import kueue_bench
+        if workload in kueue_bench.CONFIGS:
+            kresult = kueue_bench.run(kueue_bench.CONFIGS[workload], kueue_version)
+            if output == "json":
+                print_json(kresult)
+            else:
+                kueue_bench.render(kresult)
+            return
         if not scale > 0:
             fail_input("--scale must be positive")
         try:

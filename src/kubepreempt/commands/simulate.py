@@ -56,6 +56,9 @@ def register(app: typer.Typer) -> None:
         node_pressure: Annotated[bool, typer.Option(
             "--node-pressure", help="Kubelet node-pressure eviction from the pods' "
             "kubepreempt.io/memory-usage and ephemeral-storage-usage.")] = False,
+        kueue_version: Annotated[str, typer.Option(
+            "--kueue-version", help="Kueue release the scenario's Kueue objects follow: "
+            "current or v0.7.")] = "current",
         controller_latency: Annotated[str, typer.Option(
             "--controller-latency", help="Time a workload controller takes to create a "
             "pod (e.g. 1s).")] = "0",
@@ -106,7 +109,7 @@ def register(app: typer.Typer) -> None:
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure, controller_latency=ctrl_lat,
-                      seed=seed or 0, autoscale=options)
+                      seed=seed or 0, autoscale=options, kueue_version=kueue_version)
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
@@ -121,7 +124,8 @@ def register(app: typer.Typer) -> None:
 
 def _run(scenario, queue: str, latency: float, until: float | None,
          show_progress: bool, node_pressure: bool = False, controller_latency: float = 0.0,
-         seed: int = 0, autoscale: AutoscalerOptions | None = None) -> SimResult:
+         seed: int = 0, autoscale: AutoscalerOptions | None = None,
+         kueue_version: str = "current") -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -143,7 +147,7 @@ def _run(scenario, queue: str, latency: float, until: float | None,
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
                         node_pressure=node_pressure, controller_latency=controller_latency,
-                        seed=seed, autoscale=autoscale)
+                        seed=seed, autoscale=autoscale, kueue_version=kueue_version)
     finally:
         if "bar" in state:
             state["bar"].stop()
@@ -175,6 +179,10 @@ def render(result: SimResult, max_rows: int) -> None:
                         str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
                         _fmt(c["p95Pending"]), f"{c['workLost']:.0f}")
     console.print(summary)
+    if "kueue" in result.metrics:
+        from kubepreempt.sim.kueue_metrics import render_kueue
+
+        render_kueue(result.metrics["kueue"], console)
     u = result.metrics["utilization"]
     console.print(f"Simulated {result.end:g} s: {result.processed} events, {result.attempts} "
                   f"scheduling attempts; cpu utilisation mean {u['cpuMean'] * 100:.1f}%, peak "

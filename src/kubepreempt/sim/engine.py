@@ -83,7 +83,8 @@ class Simulator:
     def __init__(self, scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
                  keep_timeline: bool = True, node_pressure: bool = False,
                  controller_latency: float = 0.0, seed: int = 0,
-                 autoscale: AutoscalerOptions | None = None) -> None:
+                 autoscale: AutoscalerOptions | None = None,
+                 kueue_version: str = "current") -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
         self.scen = scenario
@@ -136,6 +137,9 @@ class Simulator:
         if autoscale is not None:
             from kubepreempt.sim.autoscaler import Autoscaler
             self.actors.append(Autoscaler(self, autoscale, seed))
+        if scenario.kueue is not None:
+            from kubepreempt.sim.kueue_actor import KueueActor
+            self.actors.append(KueueActor(self, scenario.kueue, kueue_version))
         self._setup()
 
     # ---- setup ----
@@ -666,16 +670,20 @@ def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
              progress: Callable[[float], None] | None = None,
              node_pressure: bool = False, controller_latency: float = 0.0,
              seed: int = 0, autoscale: AutoscalerOptions | None = None,
-             max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
+             max_events: int | None = DEFAULT_MAX_EVENTS,
+             kueue_version: str = "current") -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
     ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage;
     ``controller_latency`` is how long a workload controller takes to create a pod;
     ``seed`` fixes the controllers' generated pod names (and the random expander);
     ``autoscale`` runs the Cluster Autoscaler with these options; more than
-    ``max_events`` events (None: no limit) ends the run with an InputError.
+    ``max_events`` events (None: no limit) ends the run with an InputError;
+    ``kueue_version`` (``current`` or ``v0.7``) is the Kueue release a scenario's Kueue
+    objects follow.
     """
     if queue not in (PRIORITY, FIFO):
         raise InputError(f"--queue must be {PRIORITY} or {FIFO}, not {queue!r}")
     return Simulator(scenario, queue, latency, keep_timeline, node_pressure,
-                     controller_latency, seed, autoscale).run(until, progress, max_events)
+                     controller_latency, seed, autoscale,
+                     kueue_version).run(until, progress, max_events)

@@ -49,6 +49,9 @@ RATE = PREFIX + "rate"
 USAGE = {"memory": PREFIX + "memory-usage",
          "ephemeral-storage": PREFIX + "ephemeral-storage-usage"}
 SIM_KINDS = ("PodMetrics",)
+KUEUE_KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue",
+               "WorkloadPriorityClass", "Workload", "Configuration")
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -132,6 +135,8 @@ class Scenario:
     pods: list[PodPlan] = field(default_factory=list)
     nodes: list[NodePlan] = field(default_factory=list)
     initial: dict[str, PodPlan] = field(default_factory=dict)  # running at time 0
+    kueue: Documents | None = None  # Kueue objects and queued Jobs (sim/kueue_actor.py)
+    rng: random.Random | None = None  # the seeded source of Poisson arrivals
     workloads: list[WorkloadPlan] = field(default_factory=list)  # run by controllers
 
     @property
@@ -214,6 +219,18 @@ def _arrivals(obj: RawObject, start: float, n: int, rng: random.Random) -> list[
     return [start + i * step for i in range(n)]
 
 
+def is_kueue_object(obj: RawObject) -> bool:
+    """Kueue's own kinds, and Jobs labelled ``kueue.x-k8s.io/queue-name`` (Kueue's Job
+    integration owns them: the Kueue actor admits them and creates their pods)."""
+    if obj.kind in KUEUE_KINDS:
+        return True
+    if obj.kind != "Job":
+        return False
+    meta = obj.body.get("metadata")
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return isinstance(labels, dict) and bool(labels.get(QUEUE_NAME_LABEL))
+
+
 def load_scenario(paths: Iterable[str], seed: int | None = None) -> Scenario:
     """Load scenario files into the time-0 cluster and the timed pods and nodes."""
     return build_scenario(load_documents(paths), seed)
@@ -225,9 +242,15 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
     base = Documents()
     later_pods: list[tuple[RawObject, float | None]] = []
     node_plans: list[tuple[RawObject, float, float | None]] = []
+    kueue = Documents()
     workloads: list[WorkloadPlan] = []
     for kind, objs in docs.by_kind.items():
         for obj in objs:
+            if is_kueue_object(obj):
+                kueue.add(obj)
+                continue
+            if kind == "PriorityClass":
+                kueue.add(obj)  # Workloads may name a PriorityClass too (and stay below)
             if kind == "Node":
                 arrival = _time(obj, ARRIVAL, 0.0) or 0.0
                 removal = _time(obj, REMOVAL, None)
@@ -247,7 +270,9 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
                 continue
             base.add(obj)
     cluster = build_cluster(base, warn=True, extra_kinds=SIM_KINDS)
-    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival))
+    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival), rng=rng)
+    if any(kind != "PriorityClass" for kind in kueue.by_kind):
+        scen.kueue = kueue
     for obj, arrival, removal in node_plans:
         scen.nodes.append(NodePlan(parse_node(obj.body, obj.source), arrival, removal))
     _add_pods(scen, later_pods, rng)
