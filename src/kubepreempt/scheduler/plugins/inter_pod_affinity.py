@@ -169,6 +169,9 @@ class _FilterState:
     # The three as per-node counts (topology key -> array over nodes), for the vector
     # filter; None once what-if updates made the maps the only truth.
     vec: _NodeCounts | None = None
+    # ``has`` answers while ``vec`` is set (the maps change only through what-if
+    # updates, which drop ``vec``): the pick cache filters one node per bind.
+    known: dict[str, bool] = field(default_factory=dict)
 
     def _map(self, which: str) -> _Counts:
         if self.pending:
@@ -183,6 +186,14 @@ class _FilterState:
 
     def has(self, which: str) -> bool:
         """Whether map ``which`` has an entry (without building it)."""
+        if self.vec is None:
+            return self._has(which)
+        hit = self.known.get(which)
+        if hit is None:
+            hit = self.known[which] = self._has(which)
+        return hit
+
+    def _has(self, which: str) -> bool:
         return bool(self.maps[which]) or any(
             name == which and sums.any() for name, _, sums in self.pending)
 
