@@ -42,10 +42,17 @@ def register(app: typer.Typer) -> None:
         report: Annotated[str | None, typer.Option(
             "--report", help="Write a self-contained HTML report to this file.")] = None,
         queue: Annotated[str, typer.Option(
-            "--queue", help="priority (activeQ heap + nominations) or fifo (pre-1.9).")]
-        = "priority",
+            "--queue", help="1.36 (kube-scheduler 1.36: queueing hints, pop from backoffQ, "
+            "async preemption), classic (the design doc's queue; 'priority' is an alias) "
+            "or fifo (pre-1.9).")] = "1.36",
+        best_candidates: Annotated[bool, typer.Option(
+            "--best-candidates", help="Preempt on the globally best candidate and score "
+            "every feasible node (the classic/fifo default; --sample-nodes still samples "
+            "nodes) instead of upstream's sampled candidate window and "
+            "percentageOfNodesToScore.")] = False,
         seed: Annotated[int | None, typer.Option(
-            "--seed", help="Seed for Poisson arrivals (kubepreempt.io/rate).")] = None,
+            "--seed", help="Seed for Poisson arrivals (kubepreempt.io/rate) and the "
+            "preemption candidates' random offset.")] = None,
         until: Annotated[str | None, typer.Option(
             "--until", help="Stop at this simulated time (e.g. 2h); default: when idle.")]
         = None,
@@ -91,8 +98,8 @@ def register(app: typer.Typer) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
         if output not in ("table", "json"):
             raise typer.BadParameter("must be table or json", param_hint="-o")
-        if queue not in ("priority", "fifo"):
-            raise typer.BadParameter("must be priority or fifo", param_hint="--queue")
+        if queue not in ("1.36", "classic", "priority", "fifo"):
+            raise typer.BadParameter("must be 1.36, classic or fifo", param_hint="--queue")
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
         ctrl_lat = _seconds(controller_latency, "--controller-latency") or 0.0
@@ -109,7 +116,8 @@ def register(app: typer.Typer) -> None:
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                       node_pressure=node_pressure, controller_latency=ctrl_lat,
-                      seed=seed or 0, autoscale=options, kueue_version=kueue_version)
+                      seed=seed or 0, autoscale=options, kueue_version=kueue_version,
+                      best_candidates=True if best_candidates else None)
         if report:
             from kubepreempt.sim.report import write_report  # matplotlib only when asked
 
@@ -125,7 +133,7 @@ def register(app: typer.Typer) -> None:
 def _run(scenario, queue: str, latency: float, until: float | None,
          show_progress: bool, node_pressure: bool = False, controller_latency: float = 0.0,
          seed: int = 0, autoscale: AutoscalerOptions | None = None,
-         kueue_version: str = "current") -> SimResult:
+         kueue_version: str = "current", best_candidates: bool | None = None) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -147,7 +155,8 @@ def _run(scenario, queue: str, latency: float, until: float | None,
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
                         node_pressure=node_pressure, controller_latency=controller_latency,
-                        seed=seed, autoscale=autoscale, kueue_version=kueue_version)
+                        seed=seed, autoscale=autoscale, kueue_version=kueue_version,
+                        best_candidates=best_candidates)
     finally:
         if "bar" in state:
             state["bar"].stop()

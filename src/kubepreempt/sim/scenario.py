@@ -8,6 +8,8 @@ Annotations (all optional):
 * ``kubepreempt.io/duration`` (Pod): run time once bound; default forever.
 * ``kubepreempt.io/exit-after-signal`` (Pod): seconds a preempted/evicted pod takes to
   exit after SIGTERM; capped at ``terminationGracePeriodSeconds`` (default: the full period).
+* ``kubepreempt.io/ungate-after`` (Pod with ``spec.schedulingGates``): seconds after its
+  arrival at which its gates are removed; until then it never enters activeQ.
 * ``kubepreempt.io/removal`` (Node): when the node leaves; its pods are deleted then.
 * ``kubepreempt.io/replicas`` (Pod): the pod is a template for N pods named ``NAME-0``...;
   they arrive every ``kubepreempt.io/interval`` (default 0: together) or as a Poisson
@@ -43,6 +45,7 @@ ARRIVAL = PREFIX + "arrival"
 DURATION = PREFIX + "duration"
 EXIT_AFTER = PREFIX + "exit-after-signal"
 REMOVAL = PREFIX + "removal"
+UNGATE_AFTER = PREFIX + "ungate-after"
 REPLICAS = PREFIX + "replicas"
 INTERVAL = PREFIX + "interval"
 RATE = PREFIX + "rate"
@@ -107,6 +110,7 @@ class PodPlan:
     via_kubelet: bool = False  # arrives with spec.nodeName: kubelet admission
     template: str = ""  # pods of one template share scheduling answers
     usage: dict[str, int] = field(default_factory=dict)  # modelled usage (bytes)
+    ungate_after: float | None = None  # seconds after arrival its gates are removed
     admitted: bool = False  # passed quota admission already (a controller created it)
 
 
@@ -262,6 +266,7 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
                 arrival = _time(obj, ARRIVAL, None)
                 _time(obj, DURATION, None)  # validate early, before the cluster is built
                 _time(obj, EXIT_AFTER, None)
+                _time(obj, UNGATE_AFTER, None)
                 _usage(obj)
                 later_pods.append((obj, arrival))
                 continue
@@ -291,6 +296,10 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
             continue
         duration = _time(obj, DURATION, None)
         exit_after = _time(obj, EXIT_AFTER, None)
+        ungate_after = _time(obj, UNGATE_AFTER, None)
+        if ungate_after is not None and not pod.scheduling_gates:
+            raise InputError(f"{UNGATE_AFTER} is for pods with spec.schedulingGates",
+                             obj.source, "Pod", pod.key)
         usage = _usage(obj)
         n = _replicas(obj)
         if pod.node_name and n > 1:
@@ -310,7 +319,7 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
                 raise InputError("duplicate object", obj.source, "Pod", p.key)
             seen.add(p.key)
             plan = PodPlan(p, t, duration, exit_after, template=pod.key if n > 1 else "",
-                           usage=usage)
+                           usage=usage, ungate_after=ungate_after)
             if p.node_name and arrival is None:
                 scen.initial[p.key] = plan  # running at time 0
                 initial_starts.append(plan)
