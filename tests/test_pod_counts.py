@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from builders import spread as sc
 from hypothesis import given, settings
-from plugins.plugin_builders import make_cluster, new_state
+from plugins.plugin_builders import make_cluster, make_node, make_pod, new_state
 from test_fast_scheduling import histories, random_pod
 
 from kubepreempt.api.objects import Pod
@@ -188,3 +189,21 @@ def test_spread_counts_and_scores_follow_binds_and_removals(history, incoming) -
         elif bound:
             cluster.remove(bound.pop(step[1] % len(bound)))
         check_spread(cluster, incoming)
+
+
+def test_spread_domain_sums_leave_out_nodes_missing_a_required_key() -> None:
+    # The pod's own ScheduleAnyway constraints need every topology key on a node (upstream
+    # requireAllTopologies): n-b lacks "rack", so pods bound there never count toward
+    # zone z1, however many bind after the sums were first taken.
+    nodes = [make_node("n-a", {"zone": "z1", "rack": "r1"}), make_node("n-b", {"zone": "z1"}),
+             make_node("n-c", {"zone": "z2", "rack": "r2"})]
+    cluster = make_cluster(nodes)
+    incoming = make_pod("in", labels={"foo": ""},
+                        spread=[sc(1, "zone", "ScheduleAnyway"), sc(1, "rack", "ScheduleAnyway")])
+    check_spread(cluster, incoming)
+    for i in range(2):
+        cluster.bind(make_pod(f"b{i}", labels={"foo": ""}), "n-b")
+        check_spread(cluster, incoming)
+    # n-a and n-c see no matching pod in their domains; n-b is not scored (no rack).
+    all_nodes = np.arange(3)
+    assert spread.spread_scores(incoming, cluster, all_nodes).tolist() == [100, 0, 100]

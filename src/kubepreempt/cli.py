@@ -12,13 +12,13 @@ import os
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-import orjson
 import typer
 
-from kubepreempt import commands
+from kubepreempt import __version__, commands
 from kubepreempt.api.errors import InputError
+from kubepreempt.cli_common import emit
 
 app = typer.Typer(
     name="kubepreempt",
@@ -26,6 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # kubectl's -h
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,8 +40,7 @@ def fail_input(message: str) -> None:
 
 def print_json(obj: Any) -> None:
     """Print one JSON object (sorted keys, indented) on stdout."""
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-                                  | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+    emit(obj, "json")
 
 
 _registered: set[str] = set()
@@ -65,8 +65,18 @@ def _register_commands(args: Sequence[str]) -> None:
             register(app)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version,
+        help="Print the kubepreempt version and exit.")] = False,
+) -> None:
     """Kubernetes pod priority and preemption, reproduced faithfully and fast."""
 
 

@@ -75,7 +75,9 @@ class Documents:
 def _iter_files(path: Path) -> Iterator[Path]:
     if path.is_dir():
         for child in sorted(path.rglob("*")):
-            if child.is_file() and child.suffix.lower() in _EXTENSIONS:
+            # Hidden folders and files (.git/, .venv/, editor state) hold no cluster objects.
+            hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
+            if not hidden and child.is_file() and child.suffix.lower() in _EXTENSIONS:
                 yield child
     elif path.exists():
         yield path
@@ -107,8 +109,11 @@ def parse_text(text: str | bytes, label: str) -> list[Any]:
             try:
                 doc = orjson.loads(text)
                 return doc if isinstance(doc, list) else [doc]
-            except orjson.JSONDecodeError:
-                pass  # YAML is a superset of JSON; let the YAML parser report the error
+            except orjson.JSONDecodeError as exc:
+                if label.lower().endswith(".json"):  # a .json file's error is a JSON one
+                    raise InputError(f"malformed JSON at line {exc.lineno}, column "
+                                     f"{exc.colno}: {exc.msg}", Source(label)) from None
+                # YAML is a superset of JSON; let the YAML parser report the error
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -165,6 +170,8 @@ def load_documents(paths: Iterable[str], stdin: TextIO | None = None) -> Documen
 
 def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
     out = Documents()
+    seen: set[Path] = set()  # the same file named twice (a.yaml and ./a.yaml) is read once
+    paths = list(paths)
     for raw_path in paths:
         if raw_path == "-":
             stream = stdin or sys.stdin
@@ -173,6 +180,9 @@ def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
         else:
             files = []
             for f in _iter_files(Path(raw_path)):
+                if f.resolve() in seen:
+                    continue
+                seen.add(f.resolve())
                 try:
                     files.append((str(f), f.read_bytes()))
                 except OSError as exc:
@@ -182,6 +192,9 @@ def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
             multi = len(docs) > 1
             for i, doc in enumerate(docs):
                 _flatten(doc, Source(label, i if multi else None), out)
+    if paths and not any(out.by_kind.values()):
+        raise InputError("no Kubernetes objects found (empty input; directories are read "
+                         "for .yaml, .yml and .json files)", Source(", ".join(paths)))
     check_duplicates(out)
     return out
 

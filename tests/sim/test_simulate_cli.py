@@ -19,7 +19,7 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_json_of_design_doc_example_4(capsys) -> None:
     code, out, _ = run(capsys, "simulate", str(EXAMPLES / "design-doc-example-4.yaml"),
-                       "-o", "json")
+                       "-o", "json", "--queue", "classic")
     assert code == 0
     data = json.loads(out)
     key = [(e["time"], e["type"], e["pod"], e["node"]) for e in data["events"]

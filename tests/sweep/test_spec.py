@@ -122,7 +122,7 @@ def _bad(tmp_path: Path, change) -> str:
     (lambda s: s.update(simulation={"autoscale": {"colour": 1}}),
      "simulation autoscale: unknown option 'colour'"),
     (lambda s: s["variants"][0].update(simulation={"queue": "lifo"}),
-     "variant today: simulation options: --queue must be priority or fifo"),
+     "variant today: simulation options: --queue must be one of 1.36, classic, fifo"),
     (lambda s: s.update(grid={"a": {"edit": {"op": "replace"}, "values": [1]}}),
      "axis a: edit 1: an edit needs the kind"),
     (lambda s: s.update(grid={"a": [{"name": "x"}, {"name": "x"}]}),

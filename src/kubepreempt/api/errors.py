@@ -7,13 +7,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where an object came from: file path (or ``-``) and 0-based document index."""
+    """Where an object came from: file path (or ``-``) and 0-based document index.
+
+    Messages count documents from 1, as an editor counts them: ``f.yaml, document 2``.
+    """
 
     path: str = "<memory>"
     index: int | None = None
 
     def __str__(self) -> str:
-        return self.path if self.index is None else f"{self.path}[{self.index}]"
+        return self.path if self.index is None else f"{self.path}, document {self.index + 1}"
 
 
 class InputError(ValueError):

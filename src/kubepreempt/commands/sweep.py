@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, output_option
 from kubepreempt.sweep import (
     DaskBackend,
     PoolBackend,
@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
     def sweep_cmd(
         spec_file: Annotated[str, typer.Argument(
             metavar="SPEC.yaml", help="Sweep file: base scenario, variants, seeds.")],
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        output: Annotated[str, output_option()] = TABLE,
         report: Annotated[str | None, typer.Option(
             "--report", help="Write a self-contained HTML comparison report.")] = None,
         cluster: Annotated[str | None, typer.Option(
@@ -64,8 +64,6 @@ def register(app: typer.Typer) -> None:
             "--no-progress", help="No progress bar on stderr.")] = False,
     ) -> None:
         """Run every (variant, seed) simulation of a sweep; mean and 95% CI per variant."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
         if order not in (None, "min", "max"):
             raise typer.BadParameter("must be min or max", param_hint="--order")
         spec = load_sweep(spec_file)
@@ -102,8 +100,8 @@ def register(app: typer.Typer) -> None:
             from kubepreempt.sweep.report import write_report  # matplotlib only when asked
 
             write_report(result, report, patterns, by)
-        if output == "json":
-            print_json(result.to_json(patterns, by))
+        if output in DATA_OUTPUTS:
+            emit(result.to_json(patterns, by), output)
         else:
             render(result, patterns, by, ranked)
             if report:

@@ -95,21 +95,40 @@ class SignatureCache:
         # Cross-pod filters (InterPodAffinity, PodTopologySpread) run afresh, over the
         # nodes the cached node-local filters pass: the feasible set is the same whatever
         # the order filters run in (only statuses depend on it, and a pick has none).
+        # A cross-pod filter that is node-local this cycle (InterPodAffinity with only
+        # hostname-keyed terms: ``node_local_now``) is cached with the node-local ones.
         cross = [f for f in filters if not getattr(f, "node_local", False)]
+        pod_matched: tuple = ()
         if cross:
-            filters = [f for f in filters if getattr(f, "node_local", False)]
+            local_now = [f for f in cross if (now := getattr(f, "node_local_now", None))
+                         is not None and now(state)]
+            filters = [f for f in filters if getattr(f, "node_local", False) or f in local_now]
+            cross = [f for f in cross if f not in local_now]
+            if local_now:  # term matching reads the pod's labels and namespace
+                pod_matched = (tuple(sorted(pod.labels.items())), pod.namespace,
+                               tuple(sorted(cluster.namespace_labels(pod.namespace).items())))
         local, others = [], []
+        prescored: list[ScorePlugin] = []
         for s in scorers:
             if s.score_relevant(state):
                 node_local = getattr(s, "node_local_score", None)
-                (local if node_local is not None and node_local(state) else others).append(s)
+                if node_local is not None and node_local(state):
+                    local.append(s)
+                    continue
+                # A PreScore that Skips scores every node 0: it cannot change the pick.
+                skips = getattr(s, "pre_score_skips", None)
+                if skips is not None:
+                    if skips(state):
+                        continue
+                    prescored.append(s)
+                others.append(s)
         if nominator.nodes_counting_for(pod):
             return None
         try:
             key = (state.request.tobytes(), pod.nonzero_cpu, pod.nonzero_memory,
                    pod.tolerations, tuple(pod.node_selector.items()), pod.affinity,
                    pod.node_name, pod.host_ports, tuple(f.name for f in filters),
-                   tuple(s.name for s in local), tuple(s.name for s in others))
+                   tuple(s.name for s in local), tuple(s.name for s in others), pod_matched)
             entry, rows = _refresh(self._totals, key, cluster,
                                    lambda n, stamp: _Totals(np.empty(n, np.int64), stamp, 0))
         except TypeError:  # an unhashable field: no caching for this pod
@@ -136,7 +155,8 @@ class SignatureCache:
             total = np.full(n, _INFEASIBLE, np.int64)
             part = entry.total[feasible].copy()
             for plugin in others:
-                plugin.pre_score(state, feasible)
+                if plugin not in prescored:
+                    plugin.pre_score(state, feasible)
                 part += plugin.score(state, feasible) * plugin.weight
             total[feasible] = part
         best = int(np.argmax(total))

@@ -8,6 +8,8 @@ Annotations (all optional):
 * ``kubepreempt.io/duration`` (Pod): run time once bound; default forever.
 * ``kubepreempt.io/exit-after-signal`` (Pod): seconds a preempted/evicted pod takes to
   exit after SIGTERM; capped at ``terminationGracePeriodSeconds`` (default: the full period).
+* ``kubepreempt.io/ungate-after`` (Pod with ``spec.schedulingGates``): seconds after its
+  arrival at which its gates are removed; until then it never enters activeQ.
 * ``kubepreempt.io/removal`` (Node): when the node leaves; its pods are deleted then.
 * ``kubepreempt.io/replicas`` (Pod): the pod is a template for N pods named ``NAME-0``...;
   they arrive every ``kubepreempt.io/interval`` (default 0: together) or as a Poisson
@@ -26,11 +28,14 @@ Times are ``90s``, ``15m``, ``2h``, ``1h30m``, ``500ms`` or plain seconds.
 
 from __future__ import annotations
 
+import difflib
 import math
 import random
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TextIO
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
@@ -43,6 +48,7 @@ ARRIVAL = PREFIX + "arrival"
 DURATION = PREFIX + "duration"
 EXIT_AFTER = PREFIX + "exit-after-signal"
 REMOVAL = PREFIX + "removal"
+UNGATE_AFTER = PREFIX + "ungate-after"
 REPLICAS = PREFIX + "replicas"
 INTERVAL = PREFIX + "interval"
 RATE = PREFIX + "rate"
@@ -53,6 +59,14 @@ KUEUE_KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue",
                "WorkloadPriorityClass", "Workload", "Configuration")
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
+#: Every annotation the simulator reads; another ``kubepreempt.io/`` one is a warning (a
+#: typo like ``kubepreempt.io/arival`` would otherwise silently do nothing).
+KNOWN_ANNOTATIONS = frozenset({ARRIVAL, DURATION, EXIT_AFTER, REMOVAL, REPLICAS, INTERVAL,
+                               RATE, *USAGE.values(),
+                               # sim/autoscaler.py's node groups
+                               *(PREFIX + n for n in ("node-group", "node-group-min",
+                                                      "node-group-max",
+                                                      "node-group-priority"))})
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -107,6 +121,7 @@ class PodPlan:
     via_kubelet: bool = False  # arrives with spec.nodeName: kubelet admission
     template: str = ""  # pods of one template share scheduling answers
     usage: dict[str, int] = field(default_factory=dict)  # modelled usage (bytes)
+    ungate_after: float | None = None  # seconds after arrival its gates are removed
     admitted: bool = False  # passed quota admission already (a controller created it)
 
 
@@ -236,9 +251,28 @@ def load_scenario(paths: Iterable[str], seed: int | None = None) -> Scenario:
     return build_scenario(load_documents(paths), seed)
 
 
+def warn_unknown_annotations(docs: Documents, stream: TextIO | None = None) -> None:
+    """One warning line naming the ``kubepreempt.io/`` annotations nothing reads."""
+    unknown: dict[str, str] = {}
+    for objs in docs.by_kind.values():
+        for obj in objs:
+            meta = obj.body.get("metadata")
+            notes = meta.get("annotations") if isinstance(meta, Mapping) else None
+            if isinstance(notes, Mapping):
+                for key in notes:
+                    if (isinstance(key, str) and key.startswith(PREFIX)
+                            and key not in KNOWN_ANNOTATIONS):
+                        unknown.setdefault(key, f"{obj.source}: {obj.kind} {obj.name}")
+    for key, where in sorted(unknown.items()):
+        hint = difflib.get_close_matches(key, sorted(KNOWN_ANNOTATIONS), n=1)
+        print(f"warning: {where}: unknown annotation {key}, ignored"
+              + (f" (did you mean {hint[0]}?)" if hint else ""), file=stream or sys.stderr)
+
+
 def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
     """:func:`load_scenario` on already loaded documents."""
     rng = random.Random(seed)
+    warn_unknown_annotations(docs)
     base = Documents()
     later_pods: list[tuple[RawObject, float | None]] = []
     node_plans: list[tuple[RawObject, float, float | None]] = []
@@ -262,6 +296,7 @@ def build_scenario(docs: Documents, seed: int | None = None) -> Scenario:
                 arrival = _time(obj, ARRIVAL, None)
                 _time(obj, DURATION, None)  # validate early, before the cluster is built
                 _time(obj, EXIT_AFTER, None)
+                _time(obj, UNGATE_AFTER, None)
                 _usage(obj)
                 later_pods.append((obj, arrival))
                 continue
@@ -291,6 +326,10 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
             continue
         duration = _time(obj, DURATION, None)
         exit_after = _time(obj, EXIT_AFTER, None)
+        ungate_after = _time(obj, UNGATE_AFTER, None)
+        if ungate_after is not None and not pod.scheduling_gates:
+            raise InputError(f"{UNGATE_AFTER} is for pods with spec.schedulingGates",
+                             obj.source, "Pod", pod.key)
         usage = _usage(obj)
         n = _replicas(obj)
         if pod.node_name and n > 1:
@@ -310,7 +349,7 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
                 raise InputError("duplicate object", obj.source, "Pod", p.key)
             seen.add(p.key)
             plan = PodPlan(p, t, duration, exit_after, template=pod.key if n > 1 else "",
-                           usage=usage)
+                           usage=usage, ungate_after=ungate_after)
             if p.node_name and arrival is None:
                 scen.initial[p.key] = plan  # running at time 0
                 initial_starts.append(plan)

@@ -169,6 +169,9 @@ class _FilterState:
     # The three as per-node counts (topology key -> array over nodes), for the vector
     # filter; None once what-if updates made the maps the only truth.
     vec: _NodeCounts | None = None
+    # ``has`` answers while ``vec`` is set (the maps change only through what-if
+    # updates, which drop ``vec``): the pick cache filters one node per bind.
+    known: dict[str, bool] = field(default_factory=dict)
 
     def _map(self, which: str) -> _Counts:
         if self.pending:
@@ -183,6 +186,14 @@ class _FilterState:
 
     def has(self, which: str) -> bool:
         """Whether map ``which`` has an entry (without building it)."""
+        if self.vec is None:
+            return self._has(which)
+        hit = self.known.get(which)
+        if hit is None:
+            hit = self.known[which] = self._has(which)
+        return hit
+
+    def _has(self, which: str) -> bool:
         return bool(self.maps[which]) or any(
             name == which and sums.any() for name, _, sums in self.pending)
 
@@ -393,6 +404,23 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
         state.data[NAME] = s
         return None
 
+    def node_local_now(self, state: CycleState) -> bool:
+        """Whether, after PreFilter, this cycle's verdict on a node depends only on that
+        node and its pods (the per-signature pick cache may then keep it per node).
+
+        So when the pod has no required affinity terms (the first-of-group rule looks at
+        the whole cluster) and every topology key counted (the pod's anti-affinity terms,
+        bound pods' anti-affinity terms matching it) has one node per domain, as
+        ``kubernetes.io/hostname`` has: a node's count is then its own pods'. The cache's
+        key must then also hold what term matching reads of the pod (labels, namespace).
+        """
+        s = state.data.get(NAME)
+        if not isinstance(s, _FilterState) or s.vec is None or s.pod_required:
+            return False
+        cluster = state.cluster
+        return all(pod_counts.one_node_per_domain(cluster, key)
+                   for counts in (s.vec.existing_anti, s.vec.anti) for key in counts)
+
     def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
         s = self._state(state)
         if isinstance(s, _FilterState) and s.vec is not None:
@@ -404,6 +432,12 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
         # () when upstream's PreScore returns Skip, else (raw scores of every node,).
         raw = node_scores(state.pod, state.cluster, self.hard_weight)
         state.data[self.score_key] = () if raw is None else (raw,)
+
+    def pre_score_skips(self, state: CycleState) -> bool:
+        """Run PreScore (its result does not depend on the nodes) and say whether it
+        Skips, every node then scoring 0: the pick cache leaves the plugin out."""
+        self.pre_score(state, np.empty(0, np.int64))
+        return not state.data[self.score_key]
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         entry = state.data.get(self.score_key)

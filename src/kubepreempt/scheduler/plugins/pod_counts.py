@@ -147,6 +147,15 @@ def domains(cluster: Cluster, key: str) -> tuple[np.ndarray, list[str]]:
     return cluster.node_cached(("domains", key), compute)
 
 
+def one_node_per_domain(cluster: Cluster, key: str) -> bool:
+    """Whether every domain of topology ``key`` holds exactly one node (hostname): a
+    count per domain is then that node's own count."""
+    def compute(c: Cluster) -> bool:
+        ids, values = domains(c, key)
+        return len(values) == int((ids >= 0).sum())
+    return cluster.node_cached(("one-node-per-domain", key), compute)
+
+
 def domain_sums(cluster: Cluster, key: str, per_node: np.ndarray) -> np.ndarray:
     """Per domain of ``key``, the sum of ``per_node`` over the nodes carrying the label."""
     ids, values = domains(cluster, key)

@@ -388,6 +388,36 @@ def match_counts(cluster: Cluster, selector: LabelSelector | None, namespace: st
     return entry.counts
 
 
+class _DomainSums:
+    """Per domain, the summed per-node counts of the eligible nodes, and the per-node
+    counts they were summed from (a bind then updates one domain, not a bincount)."""
+
+    __slots__ = ("sums", "folded")
+
+    def __init__(self) -> None:
+        self.sums: np.ndarray | None = None
+        self.folded: np.ndarray | None = None
+
+
+def _domain_sums(cluster: Cluster, key: tuple, codes: np.ndarray, eligible: np.ndarray,
+                 counts: np.ndarray, width: int) -> np.ndarray:
+    """``bincount(codes[eligible], counts[eligible])`` kept incrementally; ``key`` names
+    the counts (namespace, selector) and the eligibility (topology key, keys required).
+    Memoised per node generation, so codes and eligibility stand. Do not mutate."""
+    entry = cluster.node_cached(("PodTopologySpread/domain-sums", key), lambda c: _DomainSums())
+    if entry.sums is None or entry.folded is None:
+        entry.sums = np.bincount(codes[eligible], weights=counts[eligible],
+                                 minlength=width).astype(np.int64)
+        entry.folded = counts.copy()
+        return entry.sums
+    changed = np.flatnonzero(counts != entry.folded)
+    if changed.size:
+        add = changed[eligible[changed]]
+        np.add.at(entry.sums, codes[add], counts[add] - entry.folded[add])
+        entry.folded[changed] = counts[changed]
+    return entry.sums
+
+
 def _included(c: TopologySpreadConstraint, pod: Pod, cluster: Cluster) -> np.ndarray | None:
     """``matchNodeInclusionPolicies`` per node; None when every node is included."""
     affinity = c.node_affinity_policy == "Honor" and (
@@ -431,12 +461,16 @@ def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
             seen = np.zeros(width, bool)  # the distinct codes, without np.unique's sort
             seen[codes[scored]] = True
             weight = math.log(int(seen.sum()) + 2)
-            eligible = all_keys.copy()
             inc = _included(c, pod, cluster)
-            if inc is not None:
-                eligible &= inc
-            per_domain = np.bincount(codes[eligible], weights=counts[eligible],
-                                     minlength=width).astype(np.int64)
+            if inc is None:
+                required = tuple(sorted({k.topology_key for k in constraints})
+                                 ) if require_all else ()
+                per_domain = _domain_sums(cluster, (ns, c.selector, c.topology_key, required),
+                                          codes, all_keys, counts, width)
+            else:
+                eligible = all_keys & inc
+                per_domain = np.bincount(codes[eligible], weights=counts[eligible],
+                                         minlength=width).astype(np.int64)
             cnt = per_domain[codes[nodes]]  # only feasible nodes' domains are read
         part = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
         raw += np.where(has[nodes], part, 0.0)  # Score skips a constraint without the label
