@@ -41,6 +41,7 @@ SUBSTITUTIONS: list[tuple[str, str]] = [
     ("kueue-config.yaml", "examples/kueue/classic.yaml"),
     ("-f new-deployment.yaml", "-f examples/whatif/web.yaml"),
     ("--report busy-day.html", "--report {tmp}/busy-day.html"),
+    ("--report kueue.html", "--report {tmp}/kueue.html"),
     ("-o docs/scaling.png", "-o {tmp}/scaling.png"),  # never overwrite the committed figure
     ("--report sweep.html", "--report {tmp}/sweep.html"),
     ("--report batch-priority.html", "--report {tmp}/batch-priority.html"),
