@@ -6,6 +6,7 @@ around 80-90% requested so that urgent pods preempt batch pods all day.
 
     .venv/bin/python benchmarks/bench_simulate.py            # the full day
     .venv/bin/python benchmarks/bench_simulate.py --scale 0.1
+    .venv/bin/python benchmarks/bench_simulate.py --queue classic   # the design doc's queue
 
 Prints simulated (heap) events per second, scheduling attempts, preemptions and peak
 memory (max RSS).
@@ -70,17 +71,21 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="Scale nodes and pods.")
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--queue", default="1.36", help="1.36 (default), classic or fifo.")
+    parser.add_argument("--best-candidates", action="store_true",
+                        help="Globally best preemption candidate, every feasible node scored.")
     args = parser.parse_args()
     nodes, pods = int(5000 * args.scale), int(100_000 * args.scale)
     t0 = time.perf_counter()
     scen = build_scenario(scenario_docs(nodes, pods, args.hours), args.seed)
     t1 = time.perf_counter()
-    res = simulate(scen, until=args.hours * 3600, keep_timeline=False)
+    res = simulate(scen, queue=args.queue, until=args.hours * 3600, keep_timeline=False,
+                   best_candidates=True if args.best_candidates else None, seed=args.seed)
     t2 = time.perf_counter()
     m = res.metrics
     bound = sum(c["scheduled"] for c in m["classes"].values())
-    print(f"scenario: {nodes} nodes, {len(scen.pods)} pods, {args.hours:g} h "
-          f"(built in {t1 - t0:.1f} s)")
+    print(f"scenario: {nodes} nodes, {len(scen.pods)} pods, {args.hours:g} h, queue "
+          f"{res.queue} (built in {t1 - t0:.1f} s)")
     print(f"simulated in {t2 - t1:.1f} s: {res.processed} events "
           f"({res.processed / (t2 - t1):,.0f} events/s), {res.attempts} scheduling attempts, "
           f"{bound} pods bound, {m['preemptions']} preemptions")
@@ -88,8 +93,10 @@ def main() -> None:
           f"peak {m['utilization']['cpuPeak'] * 100:.1f}%")
     for name, c in m["classes"].items():
         mean = "-" if c["meanPending"] is None else f"{c['meanPending']:.1f} s"
+        p95 = "-" if c.get("p95Pending") is None else f"{c['p95Pending']:.1f} s"
         print(f"  {name:8} pods {c['pods']:6}  scheduled {c['scheduled']:6}  preempted "
-              f"{c['preempted']:5}  pending {c['pending']:5}  mean wait {mean}")
+              f"{c['preempted']:5}  pending {c['pending']:5}  mean wait {mean}  p95 {p95}"
+              f"  work lost {c['workLost']:,.0f} pod-s")
     print(f"peak memory: {peak_rss_mib():.0f} MiB")
 
 

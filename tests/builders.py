@@ -111,3 +111,18 @@ def docs_of(*objects: dict[str, Any]) -> Documents:
 def cluster_of(*objects: dict[str, Any]) -> Cluster:
     """A cluster snapshot built from manifests, without warnings."""
     return build_cluster(docs_of(*objects), warn=False)
+
+
+def reference_preemption(monkeypatch: Any) -> None:
+    """Make every DefaultPreemption evaluator take its reference path (``fast=False``:
+    ``select_victims_on_node`` node by node, as upstream's SelectVictimsOnNode) instead of
+    the vectorised one, so that a rule test guards both implementations."""
+    from kubepreempt.scheduler.preemption import Evaluator
+
+    real_init = Evaluator.__init__
+
+    def init(self: Evaluator, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        self.fast = False
+
+    monkeypatch.setattr(Evaluator, "__init__", init)

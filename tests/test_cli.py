@@ -26,6 +26,8 @@ def test_example_preempts_on_the_node_with_the_youngest_victim(capsys) -> None:
     assert json.loads(out) == {"pod": "shop/checkout", "result": "preempt", "node": "node-b",
                                "victims": ["jobs/batch-2"], "pdbViolations": 0,
                                "clearedNominations": [],
+                               # no --seed: the fixed default, recorded
+                               "seed": 0,
                                # the profile that decided (no configuration: the default)
                                "profile": "default-scheduler",
                                # A successful PostFilter's empty message replaces the others':

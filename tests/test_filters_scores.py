@@ -41,6 +41,41 @@ def test_node_affinity_terms_are_ored_and_match_fields() -> None:
     assert _fits(nodes, terms) == ["a", "c"]
 
 
+def test_match_fields_not_in_does_not_narrow_prefilter() -> None:
+    # NodeAffinity PreFilter narrows to node names only for ``metadata.name In``
+    # (nodeaffinity PreFilter / GetRequiredNodeNames); NotIn is left to Filter.
+    terms = _affinity({"matchFields": [{"key": "metadata.name", "operator": "NotIn",
+                                        "values": ["a"]}]})
+    assert _fits([node("a"), node("b")], terms) == ["b"]
+
+
+def test_node_affinity_verdicts_are_per_pod_on_a_shared_cluster() -> None:
+    # Two pods with the same (empty) nodeSelector but different required node affinity,
+    # decided on one cluster object (whose node-derived data is memoised): each pod's
+    # own terms decide.
+    def zone(value: str) -> dict:
+        return _affinity({"matchExpressions": [{"key": "z", "operator": "In",
+                                                "values": [value]}]})
+    c = cluster_of(node("a", labels={"z": "1"}), node("b", labels={"z": "2"}),
+                   pod("one", "1", spec_extra=zone("1")), pod("two", "1", spec_extra=zone("2")),
+                   pod("sel", "1", spec_extra={"nodeSelector": {"z": "2"}}))
+    assert [schedule(c, f"default/{p}").node for p in ("one", "two", "sel")] == ["a", "b", "b"]
+
+
+def test_prefer_no_schedule_verdicts_are_per_pod_on_a_shared_cluster() -> None:
+    # TaintToleration Score counts the PreferNoSchedule taints the pod does not tolerate
+    # (countIntolerableTaintsPreferNoSchedule) and reverses the normalisation: each pod
+    # prefers the node whose taint it tolerates, also when decided on one cluster object.
+    def tolerating(key: str) -> dict:
+        return {"tolerations": [{"key": key, "operator": "Exists",
+                                 "effect": "PreferNoSchedule"}]}
+    c = cluster_of(node("a", taints=[{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]),
+                   node("b", taints=[{"key": "j", "value": "v", "effect": "PreferNoSchedule"}]),
+                   pod("one", "1", spec_extra=tolerating("k")),
+                   pod("two", "1", spec_extra=tolerating("j")))
+    assert [schedule(c, f"default/{p}").node for p in ("one", "two")] == ["a", "b"]
+
+
 def test_empty_node_selector_term_matches_nothing() -> None:
     assert _fits([node("a")], _affinity({})) == []
 

@@ -127,7 +127,7 @@ def test_two_global_defaults_are_an_input_error() -> None:
 def test_bad_quantity_names_the_pod() -> None:
     with pytest.raises(InputError) as err:
         cluster_of(node("n1"), pod("a", cpu="two"))
-    assert "test.yaml (document 2): Pod default/a:" in str(err.value)
+    assert "test.yaml, document 2: Pod default/a:" in str(err.value)
     assert "'two'" in str(err.value)
 
 

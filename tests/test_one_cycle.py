@@ -53,9 +53,12 @@ def spy(real):
             # Same options, but every candidate built and no incremental cache.
             full_kw["evaluator"] = Evaluator(sched, sample=ev.sample, now=ev.now,
                                              fast=False, materialize=True)
+            full_kw["evaluator"].rng.setstate(ev.rng.getstate())  # the same window offset
+        start = sched.sampling.value  # nextStartNodeIndex: both runs start from it
         sched.use_cached_statuses = False
         full = real(sched, pod, **{**full_kw, "explain": True})
         sched.use_cached_statuses = True
+        sched.sampling.value = start
         fast = real(sched, pod, **kw)
         assert outcome(fast) == outcome(full), pod.key
         seen.append(outcome(fast))
@@ -94,11 +97,13 @@ def test_bench_runner_places_each_pod_where_the_library_decides(path: str) -> No
             assert stats.placements == {} and stats.unschedulable == 1
 
 
+@pytest.mark.parametrize("queue", ["1.36", "classic"])
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: Path(p).name)
-def test_simulator_attempts_agree_with_the_materialised_cycle(path, monkeypatch) -> None:
+def test_simulator_attempts_agree_with_the_materialised_cycle(path, queue,
+                                                              monkeypatch) -> None:
     checked, seen = spy(cycle.schedule_one)
     monkeypatch.setattr(engine, "schedule_one", checked)
-    result = simulate(load_scenario([path], seed=1))
+    result = simulate(load_scenario([path], seed=1), queue=queue)
     assert seen, "the scenario made scheduling attempts"
     # Attempts of a template that just failed on the same state skip the cycle.
     assert 0 < len(seen) <= result.metrics["attempts"]

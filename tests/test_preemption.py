@@ -4,12 +4,21 @@ Expected answers are worked out by hand from the seeds (000, 003, 004) and upstr
 ``default_preemption_test.go`` cases.
 """
 
-from builders import cluster_of, node, pdb, pod, priority_class
+import pytest
+from builders import cluster_of, node, pdb, pod, priority_class, reference_preemption
 
 from kubepreempt.decide import schedule
 
 T0 = "2026-11-23T08:00:00Z"
 T1 = "2026-11-23T09:00:00Z"
+
+
+@pytest.fixture(autouse=True, params=["fast", "reference"])
+def preemption_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every case on both DefaultPreemption paths (the vectorised one and the reference)."""
+    if request.param == "reference":
+        reference_preemption(monkeypatch)
+    return request.param
 
 
 def test_seed_minimal_victims_example() -> None:
@@ -275,3 +284,69 @@ def test_scheduling_gated_pod_is_not_scheduled() -> None:
     d = schedule(c, "default/new")
     assert (d.result, d.node) == ("unschedulable", None)
     assert d.message == "Scheduling is blocked due to non-empty scheduling gates"
+
+
+def test_equal_priority_nominee_keeps_its_nomination() -> None:
+    # getLowerPriorityNominatedPods clears only nominees of *lower* priority
+    # (PodPriority(p) < podPriority). The equal-priority nominee counts as running
+    # (addNominatedPods: >=), so n1 needs the victim gone: 2 + 1 + 2 > 4, 1 + 2 <= 4.
+    c = cluster_of(node("n1", cpu="4"), pod("low", "2", node_name="n1", priority=0),
+                   pod("peer", "1", priority=10, status_extra={"nominatedNodeName": "n1"}),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims) == ("preempt", "n1", ["default/low"])
+    assert d.cleared_nominations == []
+
+
+def test_every_pdb_violating_victim_counts_in_the_node_pick() -> None:
+    # SelectVictimsOnNode counts numViolatingVictim once per violating victim that is not
+    # reprieved; pickOneNodeForPreemption's first criterion is the fewest violations.
+    # n1: two violating victims (priority 1) -> 2; n2: one (priority 5) -> 1. With a
+    # count of 1 on n1 the tie would go to n1 (lower highest victim priority).
+    c = cluster_of(node("n1", cpu="2"), node("n2", cpu="2"),
+                   pod("a", "1", node_name="n1", priority=1, labels={"app": "db"}),
+                   pod("b", "1", node_name="n1", priority=1, labels={"app": "db"}),
+                   pod("c", "2", node_name="n2", priority=5, labels={"app": "db"}),
+                   pdb("db", {"app": "db"}, allowed=0), pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims, d.pdb_violations) == ("preempt", "n2", ["default/c"], 1)
+
+
+def test_every_pdb_covering_a_victim_is_consulted() -> None:
+    # filterPodsWithPDBViolation looks at each PDB in turn: one whose selector misses
+    # the pod is skipped (continue), the next one that covers it still applies.
+    c = cluster_of(node("n1", cpu="1"), node("n2", cpu="1"),
+                   pod("guarded", "1", node_name="n1", priority=1, labels={"app": "db"}),
+                   pod("free", "1", node_name="n2", priority=5, labels={"app": "web"}),
+                   pdb("other", {"app": "cache"}, allowed=0),
+                   pdb("db", {"app": "db"}, allowed=0), pod("new", "1", priority=10))
+    d = schedule(c, "default/new")
+    # n1 would violate a PDB, n2 not: the fewest violations win despite the priorities.
+    assert (d.result, d.node, d.victims, d.pdb_violations) == ("preempt", "n2", ["default/free"], 0)
+
+
+def test_victim_holding_the_host_port_is_preempted() -> None:
+    # Removing the lower-priority pod frees its host port (SelectVictimsOnNode removes
+    # every lower-priority pod, then runs the filters): NodePorts passes, it is the victim.
+    ports = {"containers": [{"name": "c", "image": "x", "ports": [
+        {"containerPort": 80, "hostPort": 80}]}]}
+    c = cluster_of(node("n1", cpu="4"),
+                   pod("web", node_name="n1", priority=0, spec_extra=ports),
+                   pod("keep", "1", node_name="n1", priority=20),
+                   pod("new", priority=10, spec_extra=ports))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims) == ("preempt", "n1", ["default/web"])
+
+
+def test_node_without_lower_priority_pods_reports_no_victims() -> None:
+    # SelectVictimsOnNode: no pod of lower priority -> UnschedulableAndUnresolvable
+    # "No preemption victims found for incoming pod" (the port holder has equal priority).
+    ports = {"containers": [{"name": "c", "image": "x", "ports": [
+        {"containerPort": 80, "hostPort": 80}]}]}
+    c = cluster_of(node("n1", cpu="4"),
+                   pod("web", node_name="n1", priority=10, spec_extra=ports),
+                   pod("new", priority=10, spec_extra=ports))
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
+    assert d.message.endswith(
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")

@@ -12,13 +12,13 @@ import os
 import pkgutil
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-import orjson
 import typer
 
-from kubepreempt import commands
+from kubepreempt import __version__, commands
 from kubepreempt.api.errors import InputError
+from kubepreempt.cli_common import emit
 
 app = typer.Typer(
     name="kubepreempt",
@@ -26,6 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # kubectl's -h
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,30 +40,52 @@ def fail_input(message: str) -> None:
 
 def print_json(obj: Any) -> None:
     """Print one JSON object (sorted keys, indented) on stdout."""
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
-                                  | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+    emit(obj, "json")
 
 
-def _register_commands() -> None:
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+_registered: set[str] = set()
+
+
+def _register_commands(args: Sequence[str]) -> None:
+    """Register the command modules ``args`` needs: only the named command's module when
+    the first argument names one (``evict-rank`` -> ``evict_rank``), else all of them.
+
+    Importing every command pulls in Kueue, the simulator and their dependencies; the
+    ``schedule`` command on a big dump is meant to run at parse speed.
+    """
+    names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__))
+    wanted = args[0].replace("-", "_") if args else ""
+    for name in [wanted] if wanted in names else names:
+        if name in _registered:
+            continue
+        _registered.add(name)
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(app)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", is_eager=True, callback=_print_version,
+        help="Print the kubepreempt version and exit.")] = False,
+) -> None:
     """Kubernetes pod priority and preemption, reproduced faithfully and fast."""
-
-
-_register_commands()
 
 
 def main(argv: Sequence[str] | None = None, prog_name: str = "kubepreempt") -> int:
     """Entry point: run the CLI, turning input errors into exit status 2."""
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        app(args=list(argv) if argv is not None else None, prog_name=prog_name)
+        _register_commands(args)
+        app(args=args, prog_name=prog_name)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

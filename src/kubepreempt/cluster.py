@@ -105,6 +105,9 @@ class Cluster:
     # A KubeSchedulerConfiguration among the inputs (or set by --scheduler-config): the
     # profiles a Scheduler over this snapshot uses. None = upstream's default profile.
     scheduler_config: Any = None
+    # "namespace/name" -> kind of the input's namespaced objects other than pods: hints
+    # for a user who names a Deployment (say) where a pod is expected.
+    other_objects: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -381,6 +384,11 @@ def pdb_disruptions_allowed(pdb: PodDisruptionBudget, pods: Iterable[Pod]) -> in
     return max(0, healthy - desired)
 
 
+#: Kinds whose controllers create pods (for hints when one is named where a pod is expected).
+POD_CREATORS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob",
+                          "DaemonSet", "ReplicationController"})
+
+
 def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str] = ()) -> Cluster:
     """Typed cluster snapshot from loaded documents.
 
@@ -389,7 +397,7 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
     ignores them. Pods not yet admitted get their RuntimeClass's overhead and scheduling
     (:mod:`kubepreempt.api.runtimeclass`).
     """
-    with paused_gc():
+    with paused_gc(freeze=True):
         return _build_cluster(docs, warn, extra_kinds)
 
 
@@ -452,6 +460,12 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     for kind in SOURCE_KINDS:
         for o in docs.of(kind):
             cluster.spread_sources.add(kind, o.body, o.source)
+    # Kinds whose controllers create pods go last: a Deployment's name wins over the
+    # Service of the same name.
+    for kind, objs in sorted(docs.by_kind.items(), key=lambda kv: kv[0] in POD_CREATORS):
+        if kind != "Pod":
+            cluster.other_objects.update((f"{o.namespace}/{o.name}", kind)
+                                         for o in objs if o.namespace)
     for o in docs.of("PodDisruptionBudget"):
         with reading(o):
             pdb = parse_pdb(o.body, o.source)

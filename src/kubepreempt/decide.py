@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from kubepreempt.api.errors import InputError
+from kubepreempt.api.names import did_you_mean, object_key
 from kubepreempt.api.objects import Node, Pod
-from kubepreempt.cluster import Cluster, build_cluster
+from kubepreempt.cluster import POD_CREATORS, Cluster, build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.cycle import (
@@ -108,13 +109,12 @@ class Decision:
         """The CLI's JSON object (DESIGN.md section 3)."""
         out: dict[str, Any] = {"pod": self.pod, "result": self.result, "node": self.node,
                                "victims": sorted(self.victims), "profile": self.profile}
-        if self.result == PREEMPT:
-            out["pdbViolations"] = self.pdb_violations
-            out["clearedNominations"] = sorted(self.cleared_nominations)
-        if self.message:
-            out["message"] = self.message
+        # The same keys for every result, so scripts need no existence checks.
+        out["pdbViolations"] = self.pdb_violations
+        out["clearedNominations"] = sorted(self.cleared_nominations)
+        out["message"] = self.message or ""
         if explain:
-            out["nodes"] = {n: {"code": s.code.name, "plugin": s.plugin,
+            out["nodes"] = {n: {"code": s.code.upstream, "plugin": s.plugin,
                                 "reasons": list(s.reasons)} for n, s in self.statuses.items()}
             if self.scores:
                 out["scores"] = self.scores
@@ -144,13 +144,24 @@ def load_cluster(paths: Iterable[str], warn: bool = True) -> Cluster:
 
 
 def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:
-    """The pending pod named ``ns/name`` (or ``name`` in ``default``); errors if bound."""
+    """The pending pod named ``ns/name`` (or ``name`` in ``default``); errors if bound.
+
+    A missing pod's error names close matches, or says what to do when the name is a
+    workload's rather than a pod's.
+    """
     if isinstance(pod, Pod):
         return pod
-    key = pod if "/" in pod else f"default/{pod}"
+    key = object_key(pod, None)
     found = cluster.find_pod(key)
     if found is None:
-        raise InputError(f"--pod {key}: no such pod in the input")
+        kind = cluster.other_objects.get(key)
+        if kind in POD_CREATORS:
+            raise InputError(f"--pod {key}: this is a {kind}, not a pod; to place the pods "
+                             f"it creates, give its manifest with `schedule -f FILE`")
+        if kind is not None:
+            raise InputError(f"--pod {key}: this is a {kind}, not a pod")
+        hint = did_you_mean(key, [*cluster.pods, *cluster.pending])
+        raise InputError(f"--pod {key}: no such pod in the input{hint}")
     if found.bound:
         raise InputError(f"--pod {key}: already bound to node {found.node_name}; only pending "
                          "pods are scheduled", found.source, "Pod", key)

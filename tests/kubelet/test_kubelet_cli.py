@@ -4,6 +4,7 @@ and bad input giving one-line errors with exit status 2."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,13 @@ def test_kubelet_admit_readable_output_shows_shortfall_and_steps(capsys):
                        "--node", "worker-1")
     assert code == 0
     assert "shortfall to free: memory=550Mi" in out
-    for qos in ("Guaranteed step", "Burstable step", "BestEffort step"):
-        assert qos in out
+    # One table row per QoS step: the class, then (whole) the pod chosen at that step.
+    steps = out.split("victim selection")[1].split("victims (kill order)")[0]
+    rows = {cells[0]: cells[-1] for cells in (re.split(r"\s{2,}", line.strip())
+                                              for line in steps.splitlines()[2:])
+            if cells[0] in ("Guaranteed", "Burstable", "BestEffort")}
+    assert rows == {"Guaranteed": "default/high-request-guaranteed",
+                    "Burstable": "default/high-request-burstable", "BestEffort": "-"}
     assert "evict" in out
 
 
@@ -155,7 +161,7 @@ containers:
     code, _, err = run(capsys, "evict-rank", str(path), "--node", "a")
     assert code == 2
     assert len(err.strip().splitlines()) == 1
-    assert f"{path} (document 4): PodMetrics default/p" in err
+    assert f"{path}, document 4: PodMetrics default/p" in err
     assert "twelve" in err
 
 

@@ -138,5 +138,5 @@ def test_malformed_pod_metrics(body, fragment):
     with pytest.raises(InputError) as exc:
         parse_one(body, Source("m.yaml", 3))
     assert fragment in str(exc.value)
-    assert str(exc.value).startswith("m.yaml (document 4): PodMetrics")
+    assert str(exc.value).startswith("m.yaml, document 4: PodMetrics")
     assert "\n" not in str(exc.value)

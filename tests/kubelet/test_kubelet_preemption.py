@@ -401,3 +401,32 @@ def test_os_field_must_match_the_node_os() -> None:
     assert admit_pod(make_pod("p", os={"name": "linux"}), make_node(), []).result == "admit"
     windows = make_node(labels={"kubernetes.io/os": "windows"})
     assert admit_pod(make_pod("p", os={"name": "windows"}), windows, []).result == "admit"
+
+
+def test_admission_checks_only_untolerated_no_execute_taints():
+    # lifecycle/predicate.go generalFilter: FindMatchingUntoleratedTaint with a filter for
+    # NoExecute only; a NoSchedule taint is the scheduler's business, not the kubelet's.
+    node = make_node(taints=[{"key": "k", "effect": "NoSchedule"},
+                             {"key": "e", "effect": "NoExecute"}])
+    tolerant = make_pod("p", {"cpu": "100m"},
+                        tolerations=[{"key": "e", "operator": "Exists", "effect": "NoExecute"}])
+    assert admit_pod(tolerant, node, []).result == "admit"
+
+
+def test_admission_checks_the_node_selector_and_required_node_affinity():
+    # generalFilter: GetRequiredNodeAffinity(pod).Match(node) -- nodeSelector and the
+    # required node affinity terms, both against the node's labels.
+    node = make_node(labels={"zone": "a"})
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [term]}}}
+    res = admit_pod(make_pod("far", {"cpu": "100m"}, affinity=affinity), node, [])
+    assert (res.result, res.reason) == ("reject", "NodeAffinity")
+    term["matchExpressions"][0]["values"] = ["a"]
+    near = make_pod("near", {"cpu": "100m"}, affinity=affinity, nodeSelector={"zone": "a"})
+    assert admit_pod(near, node, []).result == "admit"
+    # matchFields metadata.name (as DaemonSet pods carry) is matched against the node name.
+    named = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+    assert admit_pod(make_pod("ds", {"cpu": "100m"}, affinity=named), node, []).result == "admit"

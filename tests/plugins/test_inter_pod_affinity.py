@@ -202,6 +202,19 @@ SINGLE_NODE_CASES = [
               anti=[term(In("service", "securityscan", "value2"), topo="zone",
                          ns_selector=TEAM1)]),
      [make_pod(ns="subteam1.team2", labels=POD_LABEL, node="node1")], None),
+    # The symmetric direction (PreFilter's existingAntiAffinityCounts: an existing pod's
+    # term is matched against the incoming pod, its namespaceSelector against the
+    # incoming pod's namespace labels).
+    ("existing pod's anti-affinity with matching NamespaceSelector",
+     make_pod(ns="subteam1.team1", labels=POD_LABEL),
+     [make_pod(ns="subteam2.team2", labels=POD_LABEL2, node="node1",
+               anti=[term(In("service", "securityscan"), topo="zone", ns_selector=TEAM1)])],
+     EXIST),
+    ("existing pod's anti-affinity with non-matching NamespaceSelector",
+     make_pod(ns="subteam1.team2", labels=POD_LABEL),
+     [make_pod(ns="subteam2.team2", labels=POD_LABEL2, node="node1",
+               anti=[term(In("service", "securityscan"), topo="zone", ns_selector=TEAM1)])],
+     SKIP),  # nothing to check: no own terms, no existing term matches the pod
 ]
 
 

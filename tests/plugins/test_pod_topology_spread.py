@@ -196,6 +196,14 @@ PREFILTER_CASES = [
      foo_on("node-a", "node-b"),
      [zn("node-a"), zn("node-b", taints=[("node.kubernetes.io/unschedulable", "",
                                           "NoSchedule")])], [{"node-a": 1}]),
+    # filtering.go countPodsMatchSelector/ nodeTaintsPolicy Honor: a node whose taints the
+    # pod tolerates (helper.DoNotScheduleTaintsFilterFunc) still counts.
+    ("nodeTaintsPolicy Honor keeps tainted nodes the pod tolerates",
+     make_pod(labels={"foo": ""}, spread=[sc(1, "node", ntp="Honor")],
+              tolerations=[{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]),
+     foo_on("node-a", "node-b"),
+     [zn("node-a"), zn("node-b", taints=[("dedicated", "db", "NoSchedule")])],
+     [{"node-a": 1, "node-b": 1}]),
     ("nodeAffinityPolicy Ignore counts nodes outside the pod's node affinity",
      make_pod(labels={"foo": ""}, spread=[sc(1, "node", nap="Ignore")],
               node_selector={"node": "node-a"}),

@@ -11,15 +11,15 @@ from kubepreempt.sim import build_scenario, simulate
 from kubepreempt.sim.engine import SimResult
 
 
-def run(yaml_text: str, queue: str = "priority", until: float | None = None,
+def run(yaml_text: str, queue: str = "1.36", until: float | None = None,
         seed: int | None = None, latency: float = 0.0,
-        node_pressure: bool = False) -> SimResult:
-    """Simulate a scenario given as YAML text."""
+        node_pressure: bool = False, best_candidates: bool | None = None) -> SimResult:
+    """Simulate a scenario given as YAML text (default queue: kube-scheduler 1.36)."""
     docs = Documents()
     for i, doc in enumerate(parse_text(textwrap.dedent(yaml_text), "test.yaml")):
         flatten(doc, Source("test.yaml", i), docs)
     return simulate(build_scenario(docs, seed), queue=queue, until=until, latency=latency,
-                    node_pressure=node_pressure)
+                    node_pressure=node_pressure, best_candidates=best_candidates, seed=seed)
 
 
 def node(name: str, cpu: int, **ann: str) -> str:

@@ -6,12 +6,18 @@ from helpers import node, pod, run, timeline
 
 
 def test_backoff_holds_a_pod_moved_too_early() -> None:
-    # y fails at 0 (backoff 1 s). x completes at 0.5 s: y is moved to backoffQ, not
-    # activeQ, and binds when its backoff ends at 1 s.
-    r = run(node("n1", 4) + pod("x", 4, 0, duration="500ms") + pod("y", 4, 0))
+    # Classic: y fails at 0 (backoff 1 s). x completes at 0.5 s: y is moved to backoffQ,
+    # not activeQ, and binds when its backoff ends at 1 s.
+    scen = node("n1", 4) + pod("x", 4, 0, duration="500ms") + pod("y", 4, 0)
+    r = run(scen, queue="classic")
     assert timeline(r, "bound", "completed", "unschedulable") == [
         (0.0, "bound", "x", "n1"), (0.0, "unschedulable", "y", None),
         (0.5, "completed", "x", "n1"), (1.0, "bound", "y", "n1")]
+    # 1.36: y still goes to backoffQ at 0.5, but activeQ is empty, so the scheduler pops it
+    # from backoffQ at once (SchedulerPopFromBackoffQ) and it binds at 0.5.
+    assert timeline(run(scen), "bound", "completed", "unschedulable") == [
+        (0.0, "bound", "x", "n1"), (0.0, "unschedulable", "y", None),
+        (0.5, "completed", "x", "n1"), (0.5, "bound", "y", "n1")]
 
 
 def test_scheduling_latency_delays_each_attempt() -> None:
@@ -111,12 +117,21 @@ def test_backoff_counts_from_the_failure_and_ends_on_a_one_second_flush() -> Non
     # Attempts take 0.3 s. x binds at 0.3 and completes at 1.3. y is popped at 0.3 and fails
     # at 0.6: backoff 1 s from the failure (upstream Timestamp), so until 1.6. x's completion
     # at 1.3 moves y to backoffQ; backoffQ is flushed every second, so y is popped at 2.0
-    # and binds at 2.3.
-    r = run(node("n1", 4) + pod("x", 4, 0, duration="1s") + pod("y", 4, 0), latency=0.3)
+    # and binds at 2.3 (classic).
+    scen = node("n1", 4) + pod("x", 4, 0, duration="1s") + pod("y", 4, 0)
+    r = run(scen, latency=0.3, queue="classic")
     got = [(round(t, 6), *rest) for t, *rest in
            timeline(r, "bound", "completed", "unschedulable")]
     assert got == [(0.3, "bound", "x", "n1"), (0.6, "unschedulable", "y", None),
                    (1.3, "completed", "x", "n1"), (2.3, "bound", "y", "n1")]
+    # 1.36: x's bind during y's attempt does not concern NodeResourcesFit, so y goes to the
+    # pool; x's completion at 1.3 moves it to backoffQ (expiry 0.6 + 1 truncated to 1 s is
+    # not before the window of 1.3), and with activeQ empty it is popped at once: 1.6.
+    r = run(scen, latency=0.3)
+    got = [(round(t, 6), *rest) for t, *rest in
+           timeline(r, "bound", "completed", "unschedulable")]
+    assert got == [(0.3, "bound", "x", "n1"), (0.6, "unschedulable", "y", None),
+                   (1.3, "completed", "x", "n1"), (1.6, "bound", "y", "n1")]
 
 
 _ZONED = """

@@ -47,7 +47,7 @@ def test_bad_pod_annotations_name_the_object(ann: dict, message: str) -> None:
     with pytest.raises(InputError) as err:
         run(node("n1", 4) + pod("p", 1, 0, **ann))
     text = str(err.value)
-    assert message in text and "\n" not in text and text.startswith("test.yaml (document 2): ")
+    assert message in text and "\n" not in text and text.startswith("test.yaml, document 2: ")
 
 
 def test_bad_node_removal_names_the_node() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kubepreempt.sim import load_scenario, simulate
 from kubepreempt.sim.autoscaler import AutoscalerOptions
 
@@ -38,19 +40,22 @@ def test_cascade_example() -> None:
     assert sum(1 for rec in r.records.values() if rec.phase == "Pending") == 4
 
 
-def test_overprovisioning_example() -> None:
+@pytest.mark.parametrize(("queue", "burst_bound"), [("classic", 301.0), ("1.36", 300.0)])
+def test_overprovisioning_example(queue: str, burst_bound: float) -> None:
     """The burst preempts both pause pods at 300 (grace 0: gone at once) and binds at
-    301, after its 1-s scheduling back-off. The pause ReplicaSet's two new pods (priority
-    -10, not below the cutoff) are pending; the scan at 300 binpacks them onto one 4-CPU
-    template node, Ready at 360, where both bind."""
+    301 with the classic queue, after its 1-s scheduling back-off; with 1.36's the pause
+    pods' deletion moves it to backoffQ and, activeQ running dry, it is popped at once and
+    binds at 300. The pause ReplicaSet's two new pods (priority -10, not below the cutoff)
+    are pending; the scan at 300 binpacks them onto one 4-CPU template node, Ready at 360,
+    where both bind."""
     scen = load_scenario([str(EXAMPLES / "overprovisioning.yaml")], seed=1)
-    r = simulate(scen, seed=1, autoscale=AutoscalerOptions())
+    r = simulate(scen, queue=queue, seed=1, autoscale=AutoscalerOptions())
     ups = [(e.time, e.detail) for e in r.events if e.type == "scale-up"]
     assert ups == [(300.0, "group pool: +1 node(s) for 2 pod(s)")]
     bound_late = sorted((e.time, _owner(e.pod), e.node) for e in r.events
                         if e.type == "bound" and e.time >= 300)
     assert [(t, o) for t, o, _ in bound_late] == [
-        (301.0, "burst"), (301.0, "burst"), (360.0, "overprovisioning"),
+        (burst_bound, "burst"), (burst_bound, "burst"), (360.0, "overprovisioning"),
         (360.0, "overprovisioning")]
     assert {n for *_, n in bound_late[2:]} == {"pool-1"}
     a = r.metrics["autoscaler"]

@@ -56,7 +56,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from builders import cluster_of, node, pdb, pod
+from builders import cluster_of, node, pdb, pod, reference_preemption
 
 from kubepreempt.cluster import Cluster
 from kubepreempt.decide import resolve_pod, schedule
@@ -70,6 +70,15 @@ from kubepreempt.scheduler.preemption import (
 from kubepreempt.scheduler.scheduler import Scheduler
 
 NOW = 1_000_000_000.0  # "now" for pods without a start time (fixed for determinism)
+
+
+@pytest.fixture(autouse=True, params=["fast", "reference"])
+def preemption_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every case on both DefaultPreemption paths (the vectorised one and the reference)."""
+    if request.param == "reference":
+        reference_preemption(monkeypatch)
+    return request.param
+
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 

@@ -11,7 +11,10 @@ _LINE_BREAKS = str.maketrans(dict.fromkeys("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029
 @dataclass(frozen=True, slots=True)
 class Source:
     """Where an object came from: file path (or ``-``), 0-based document index and, for
-    the items of a ``kind: List``, the 0-based item index. Printed counting from 1."""
+    the items of a ``kind: List``, the 0-based item index.
+
+    Messages count from 1, as an editor counts: ``f.yaml, document 2`` (``, item 3``).
+    """
 
     path: str = "<memory>"
     index: int | None = None
@@ -20,8 +23,8 @@ class Source:
     def __str__(self) -> str:
         if self.index is None:
             return self.path
-        where = f"{self.path} (document {self.index + 1}"
-        return where + (f", item {self.item + 1})" if self.item is not None else ")")
+        where = f"{self.path}, document {self.index + 1}"
+        return where + (f", item {self.item + 1}" if self.item is not None else "")
 
 
 class InputError(ValueError):

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.spread_sources import SOURCE_KINDS
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DATA_OUTPUTS,
+    DEFAULT_SEED,
+    TABLE,
+    emit,
+    loading,
+    output_option,
+    seed_option,
+)
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
@@ -33,7 +40,8 @@ def register(app: typer.Typer) -> None:
     def advise_cmd(
         files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
-            "--pod", help="A pending pod of the input, NAMESPACE/NAME.")] = None,
+            "--pod", metavar="[NAMESPACE/]NAME",
+            help="A pending pod of the input; a bare NAME is in -n.")] = None,
         new: Annotated[list[str] | None, typer.Option(
             "-f", "--filename", help="A new Pod or workload to advise on (repeatable).")] = None,
         like: Annotated[str | None, typer.Option(
@@ -45,22 +53,21 @@ def register(app: typer.Typer) -> None:
             "--node-label", help="KEY=VALUE label of --node-shape nodes (repeatable).")] = None,
         taint: Annotated[list[str] | None, typer.Option(
             "--node-taint", help="KEY[=VALUE]:EFFECT taint of --node-shape nodes.")] = None,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
-        seed: Annotated[int, typer.Option("--seed", help="Seed for generated names.")] = 0,
+        output: Annotated[str, output_option()] = TABLE,
+        seed: Annotated[int, seed_option("generated pod names")] = DEFAULT_SEED,
         scheduler_config: Annotated[str | None, typer.Option(
             "--scheduler-config", help=CLI_HELP)] = None,
     ) -> None:
         """Lowest priority / PriorityClass that places it, PDBs in the way, nodes to add,
         and the filters that exclude nodes with the smallest change that admits one."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
         if (pod is None) == (not new):
             raise typer.BadParameter("give exactly one of --pod NAMESPACE/NAME or -f FILE",
                                      param_hint="--pod")
         if like and shape:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
-        cluster = build_cluster(load_input(files))
+        with loading("reading the cluster", output):
+            cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config)
         if pod is not None:
             target = resolve_pod(cluster, qualify(pod))
@@ -77,8 +84,8 @@ def register(app: typer.Typer) -> None:
         template = node_like(cluster, like) if like else (
             parse_shape(shape, label or (), taint or ()) if shape else None)
         result = advise(cluster, workloads, subject=subject, node_template=template)
-        if output == "json":
-            print_json(result.to_json())
+        if output in DATA_OUTPUTS:
+            emit({**result.to_json(), "seed": seed}, output)
         else:
             render(result)
 
@@ -98,7 +105,7 @@ def _outcome_text(o: dict[str, Any]) -> str:
 
 def render(a: Advice) -> None:
     """The readable report."""
-    console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+    console = new_console()
     console.print(f"[bold]{a.subject}[/] ({a.pods} pod(s))")
     console.print(f"As it is (priority {a.current['priority']}): {_outcome_text(a.current)}")
     p = a.priority
@@ -134,8 +141,8 @@ def render(a: Advice) -> None:
     if a.filters_pod is None:
         console.print("Filters: every pod finds a node (no filter analysis needed).")
         return
-    table = Table("filter", "nodes", "reasons", "smallest change that admits a node",
-                  title=f"Filters rejecting nodes for {a.filters_pod}")
+    table = new_table("filter", "nodes", "reasons", "smallest change that admits a node",
+                      title=f"Filters rejecting nodes for {a.filters_pod}")
     for f in a.filters:
         s = f.get("suggestion")
         text = "-" if s is None else (f"{s['change']} (admits {s['admits']}; then "

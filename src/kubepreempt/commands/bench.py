@@ -10,10 +10,13 @@ import psutil
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from kubepreempt import workloads
-from kubepreempt.cli import fail_input, print_json
+from kubepreempt.api.objects import Pod
+from kubepreempt.cli import fail_input
+from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, output_option
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 
 
@@ -45,20 +48,21 @@ def bench(name: str, scale: float = 1.0, show_progress: bool = True,
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, disable=not show_progress,
                   transient=True) as bar:
-        task = bar.add_task(workload.name, total=len(pods))
-        step = max(1, len(pods) // 200)  # redraw often enough, but off the hot path
+        total = sum(1 for p in pods if isinstance(p, Pod))  # churn nodes are not pods
+        task = bar.add_task(workload.name, total=total)
+        step = max(1, total // 200)  # redraw often enough, but off the hot path
 
         def progress(done: int) -> None:
-            if done % step == 0 or done == len(pods):
+            if done % step == 0 or done == total:
                 bar.update(task, completed=done)
 
         start = time.perf_counter()
         stats = workloads.run(cluster, pods, progress if show_progress else None,
                               sample=sample)
         seconds = time.perf_counter() - start
-    return {"workload": workload.name, "nodes": workload.nodes, "pods": len(pods),
+    return {"workload": workload.name, "nodes": workload.nodes, "pods": total,
             "seconds": round(seconds, 3),
-            "podsPerSecond": round(len(pods) / seconds, 1) if seconds else None,
+            "podsPerSecond": round(total / seconds, 1) if seconds else None,
             "victims": stats.victims, "scheduled": stats.scheduled,
             "preemptors": stats.preempted, "unschedulable": stats.unschedulable,
             "peakRssMiB": peak_rss_mib(), "schedulerConfig": scheduler_config}
@@ -71,7 +75,7 @@ def register(app: typer.Typer) -> None:
     def bench_cmd(
         workload: Annotated[str | None, typer.Argument(
             help="Workload name (see --list).")] = None,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        output: Annotated[str, output_option()] = TABLE,
         scale: Annotated[float, typer.Option(
             "--scale", help="Multiply node and pod counts (e.g. 0.01 for a quick run).")] = 1.0,
         list_: Annotated[bool, typer.Option("--list", help="List the workloads.")] = False,
@@ -83,24 +87,40 @@ def register(app: typer.Typer) -> None:
             "--scheduler-config", help=CLI_HELP)] = None,
         sample_nodes: Annotated[bool, typer.Option(
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
+        kueue_version: Annotated[str, typer.Option(
+            "--kueue-version", help="Kueue release for kueue-baseline / kueue-large-scale: "
+            "current or v0.7.")] = "current",
     ) -> None:
-        """Run an upstream scheduler_perf workload in memory and report pods per second."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
+        """Run an upstream scheduler_perf workload in memory and report pods per second
+        (kueue-baseline, kueue-large-scale: Kueue's own scheduler benchmark, simulated)."""
         if list_:
-            if output == "json":
-                print_json([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
-                             "measuredPods": w.total_pods, "description": w.description}
-                            for w in workloads.WORKLOADS.values()])
+            from kubepreempt.sim.kueue_bench import CONFIGS, describe
+            if output in DATA_OUTPUTS:
+                emit([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
+                       "measuredPods": w.total_pods, "description": w.description}
+                      for w in workloads.ALL_WORKLOADS.values()]
+                     + [{"workload": c.name, "nodes": 0, "initialPods": 0,
+                         "measuredPods": 0, "description": describe(c)}
+                        for c in CONFIGS.values()], output)
                 return
-            table = Table("workload", "nodes", "initial pods", "measured pods", "what")
-            for w in workloads.WORKLOADS.values():
+            table = new_table("workload", "nodes", "initial", "measured", "what")
+            for w in workloads.ALL_WORKLOADS.values():
                 table.add_row(w.name, str(w.nodes), str(w.initial), str(w.total_pods),
                               w.description)
-            Console().print(table)
+            for c in CONFIGS.values():
+                table.add_row(c.name, "-", "-", "-", describe(c))
+            new_console().print(table)
             return
         if workload is None:
             fail_input("name a workload (kubepreempt bench --list shows them)")
+        from kubepreempt.sim import kueue_bench
+        if workload in kueue_bench.CONFIGS:
+            kresult = kueue_bench.run(kueue_bench.CONFIGS[workload], kueue_version)
+            if output in DATA_OUTPUTS:
+                emit(kresult, output)
+            else:
+                kueue_bench.render(kresult)
+            return
         if not scale > 0:
             fail_input("--scale must be positive")
         try:
@@ -109,10 +129,10 @@ def register(app: typer.Typer) -> None:
         except KeyError as exc:
             fail_input(exc.args[0])
             return
-        if output == "json":
-            print_json(result)
+        if output in DATA_OUTPUTS:
+            emit(result, output)
         else:
-            table = Table("key", "value", title=result["workload"])
+            table = new_table("key", "value", keys=(0, 1), title=result["workload"])
             for k, v in result.items():
                 table.add_row(k, str(v))
-            Console().print(table)
+            new_console().print(table)

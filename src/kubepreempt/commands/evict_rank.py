@@ -6,10 +6,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.quantity import format_amount
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, loading, output_option
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.eviction import RESOURCES, EvictionRanking, rank_node
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
@@ -19,12 +20,11 @@ from kubepreempt.live.options import live_input, load_input
 
 def render(rank: EvictionRanking, console: Console | None = None) -> None:
     """Print the ranking as a table, first to be evicted first."""
-    console = console or Console()
+    console = console or new_console()
     r = rank.resource
-    table = Table(title=f"eviction order on {rank.node} under {r} pressure",
-                  title_justify="left")
-    for col in ("#", "pod", "priority", "qos", "request", "usage", "above request", "note"):
-        table.add_column(col)
+    table = new_table("#", "pod", "priority", "qos", "request", "usage", "usage - request",
+                      "note", keys=(0, 1, 3), title=f"eviction order on {rank.node} under "
+                      f"{r} pressure", title_justify="left")
     for i, p in enumerate(rank.ranked, 1):
         usage = "no metrics" if p.usage is None else format_amount(r, p.usage)
         above = "" if p.above_request is None else (
@@ -35,6 +35,9 @@ def render(rank: EvictionRanking, console: Console | None = None) -> None:
                       usage, above, note)
     console.print(table)
     console.print(f"next to evict: {rank.next or 'none'}")
+    if any(p.above_request is not None and p.above_request < 0 for p in rank.ranked):
+        console.print("usage - request: negative when a pod uses less than it requests "
+                      "(the kubelet ranks pods above their request first).")
 
 
 def register(app: typer.Typer) -> None:
@@ -48,19 +51,18 @@ def register(app: typer.Typer) -> None:
             help="Manifests: files, directories or - (or --cluster)")] = None,
         resource: Annotated[str, typer.Option(
             "--resource", help="memory or ephemeral-storage")] = "memory",
-        output: Annotated[str, typer.Option("-o", "--output", help="text or json")] = "text",
+        output: Annotated[str, output_option()] = TABLE,
     ) -> None:
         """Rank a node's pods for node-pressure eviction, as the kubelet does."""
         if resource not in RESOURCES:
             raise typer.BadParameter(f"must be one of {', '.join(RESOURCES)}",
                                      param_hint="--resource")
-        if output not in ("text", "json"):
-            raise typer.BadParameter("must be text or json", param_hint="-o")
-        docs = load_input(files)
+        with loading("reading the manifests", output):
+            docs = load_input(files)
         cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
         usage = parse_pod_metrics(docs.of(METRICS_KIND))
         rank = rank_node(cluster, node, resource, usage)
-        if output == "json":
-            print_json(rank.to_json())
+        if output in DATA_OUTPUTS:
+            emit(rank.to_json(), output)
         else:
             render(rank)

@@ -6,10 +6,17 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.quantity import format_amount
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DATA_OUTPUTS,
+    TABLE,
+    emit,
+    loading,
+    output_option,
+)
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.admission import AdmissionResult, admit
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
@@ -20,15 +27,14 @@ _COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
 
 def render(res: AdmissionResult, console: Console | None = None) -> None:
     """Print an admission decision for people: failures, shortfall, each QoS step."""
-    console = console or Console()
+    console = console or new_console()
     colour = _COLOUR[res.result]
     console.print(f"pod [bold]{res.pod}[/] on node [bold]{res.node}[/]: "
                   f"[bold {colour}]{res.result}[/]"
                   + (" (critical pod)" if res.critical else " (not a critical pod)"))
     if res.failures:
-        table = Table(title="admission failures", title_justify="left")
-        for col in ("reason", "requested", "used", "capacity", "shortfall"):
-            table.add_column(col)
+        table = new_table("reason", "requested", "used", "capacity", "shortfall",
+                          title="admission failures", title_justify="left")
         for f in res.failures:
             if f.insufficient:
                 amounts = (f.requested, f.used, f.capacity, f.amount)
@@ -38,11 +44,16 @@ def render(res: AdmissionResult, console: Console | None = None) -> None:
         console.print(table)
     if res.shortfall:
         console.print("shortfall to free: " + ", ".join(str(r) for r in res.shortfall))
-    for step in res.steps:
-        needed = ", ".join(str(r) for r in step.needed) or "nothing"
-        console.print(f"[bold]{step.qos}[/] step: candidates {step.candidates or '[]'}; "
-                      f"still needed after {len(step.assumed_gone)} other pod(s) go: {needed}; "
-                      f"chosen {step.chosen or '[]'}")
+    if res.steps:
+        steps = new_table("QoS step", "candidates", "others gone", "needed",
+                          "chosen", keys=(0, 4), title="victim selection, by QoS class",
+                          title_justify="left")
+        for step in res.steps:
+            steps.add_row(step.qos, "\n".join(step.candidates) or "-",
+                          str(len(step.assumed_gone)),
+                          ", ".join(str(r) for r in step.needed) or "nothing",
+                          "\n".join(step.chosen) or "-")
+        console.print(steps)
     if res.victims:
         console.print("victims (kill order): " + ", ".join(res.victim_keys))
     if res.reason:
@@ -55,20 +66,20 @@ def register(app: typer.Typer) -> None:
     @app.command("kubelet-admit")
     @live_input(SCHEDULER_KINDS)
     def kubelet_admit(
-        pod: Annotated[str, typer.Option("--pod", help="The pod to admit, NAMESPACE/NAME")],
+        pod: Annotated[str, typer.Option("--pod", metavar="[NAMESPACE/]NAME",
+                                         help="The pod to admit; a bare NAME is in -n.")],
         node: Annotated[str, typer.Option("--node", help="The node whose kubelet admits it")],
         files: Annotated[list[str] | None, typer.Argument(
             help="Manifests: files, directories or - (or --cluster)")] = None,
-        output: Annotated[str, typer.Option("-o", "--output", help="text or json")] = "text",
+        output: Annotated[str, output_option()] = TABLE,
     ) -> None:
         """Kubelet admission: admit, evict pods for a critical pod, or reject."""
-        if output not in ("text", "json"):
-            raise typer.BadParameter("must be text or json", param_hint="-o")
-        docs = load_input(files)
+        with loading("reading the manifests", output):
+            docs = load_input(files)
         cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
         key = qualify(pod)
         res = admit(cluster, key, node)
-        if output == "json":
-            print_json(res.to_json())
+        if output in DATA_OUTPUTS:
+            emit(res.to_json(), output)
         else:
             render(res)

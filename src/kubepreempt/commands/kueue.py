@@ -6,13 +6,18 @@ from typing import Annotated, Any
 
 import typer
 import yaml
-from rich.console import Console
-from rich.table import Table
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import parse_time
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    TABLE,
+    loading,
+    output_option,
+)
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
 from kubepreempt.live.options import live_input, load_input, qualify
@@ -23,7 +28,7 @@ def _amount(res: str, v: int | None) -> str:
 
 
 def _render(d: Decision, explain: bool) -> None:
-    console = Console()
+    console = new_console()
     colour = {"admit": "green", "preempt": "yellow", "pending": "red"}[d.result]
     console.print(f"[bold]{d.workload}[/] -> [{colour}]{d.result}[/] in ClusterQueue "
                   f"{d.cluster_queue or '-'}" + (" (borrowing)" if d.borrowing else ""))
@@ -32,7 +37,7 @@ def _render(d: Decision, explain: bool) -> None:
     if d.message:
         console.print(f"  {d.message}")
     if d.targets:
-        table = Table("victim", "ClusterQueue", "priority", "reason")
+        table = new_table("victim", "ClusterQueue", "priority", "reason", keys=(0, 1))
         for t in sorted(d.targets, key=lambda t: t.info.key):
             table.add_row(t.info.key, t.info.cluster_queue, str(t.info.obj.priority), t.reason)
         console.print(table)
@@ -40,8 +45,8 @@ def _render(d: Decision, explain: bool) -> None:
         return
     after = {(r["clusterQueue"], r["flavor"], r["resource"]): r["usage"]
              for r in d.explain.get("quotasAfter", [])}
-    table = Table("ClusterQueue", "flavor", "resource", "nominal", "borrowingLimit", "usage",
-                  "usage after", title="quotas")
+    table = new_table("ClusterQueue", "flavor", "resource", "nominal", "borrowing limit",
+                      "usage", "usage after", keys=(0, 1, 2), title="quotas")
     for r in d.explain["quotas"]:
         k = (r["clusterQueue"], r["flavor"], r["resource"])
         table.add_row(r["clusterQueue"], r["flavor"], r["resource"],
@@ -49,7 +54,7 @@ def _render(d: Decision, explain: bool) -> None:
                       _amount(r["resource"], r["borrowingLimit"]),
                       _amount(r["resource"], r["usage"]), _amount(r["resource"], after.get(k)))
     console.print(table)
-    shares = Table("ClusterQueue", "share before", "share after", title="weighted shares")
+    shares = new_table("ClusterQueue", "share before", "share after", title="weighted shares")
     for name, before in d.explain["sharesBefore"].items():
         shares.add_row(name, str(before), str(d.explain.get("sharesAfter", {}).get(name, "-")))
     console.print(shares)
@@ -65,31 +70,33 @@ def register(app: typer.Typer) -> None:
     @app.command("kueue")
     @live_input(KINDS)
     def kueue(
-        workload: Annotated[str, typer.Option("--workload", help="NAMESPACE/NAME.")],
+        workload: Annotated[str, typer.Option(
+            "--workload", metavar="[NAMESPACE/]NAME",
+            help="The Workload; a bare NAME is in -n.")],
         files: Annotated[list[str] | None, typer.Argument(
             help="Manifests: files, dirs or - (or --cluster).")] = None,
-        output: Annotated[str, typer.Option("-o", "--output", help="json, yaml or table.")]
-        = "table",
+        output: Annotated[str, output_option()] = TABLE,
         explain: Annotated[bool, typer.Option("--explain", help="Show quotas, shares, "
                                               "candidates.")] = False,
-        now: Annotated[str | None, typer.Option("--now", help="RFC 3339 time used as "
+        now: Annotated[str | None, typer.Option("--now", metavar="RFC3339",
+                                                help="Time used as "
                                                 "'now' (conditions, ordering).")] = None,
         kueue_version: Annotated[str, typer.Option(
             "--kueue-version", help="Kueue release whose rules apply: current or v0.7.")]
         = CURRENT,
     ) -> None:
         """Decide what Kueue does with a workload: admit, preempt or pending."""
-        if output not in ("json", "yaml", "table"):
-            raise InputError(f"unknown output format {output!r} (json, yaml or table)")
         try:
             when = parse_time(now) if now else None
         except ValueError as exc:
-            raise InputError(f"--now: {exc}") from None
+            raise InputError(f"--now {now}: {exc}; expected an RFC 3339 time such as "
+                             "2024-05-01T12:00:00Z") from None
         sem = semantics_for(kueue_version)
-        docs = load_input(files)
+        with loading("reading the manifests", output):
+            docs = load_input(files)
         docs.warn_unused(KINDS if sem.hierarchical_cohorts
                          else tuple(k for k in KINDS if k != "Cohort"))
-        d = decide(load_inputs(docs, version=sem.version), qualify(workload), when)
+        d = decide(load_inputs(docs, version=sem.version), qualify(workload, "--workload"), when)
         out: dict[str, Any] = d.to_json()
         if explain:
             out["explain"] = {**d.explain, "trace": d.trace.lines,

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
+
+if TYPE_CHECKING:  # rich is imported only when a table is printed
+    from rich.console import Console
 
 from kubepreempt.api.spread_sources import SOURCE_KINDS
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DATA_OUTPUTS,
+    DEFAULT_SEED,
+    TABLE,
+    emit,
+    loading,
+    output_option,
+    seed_option,
+    short_code,
+)
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import (
@@ -25,6 +36,7 @@ from kubepreempt.live.options import live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
+from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE
 from kubepreempt.whatif.place import WhatIf, what_if
 
 FilesArg = Annotated[list[str] | None, typer.Argument(
@@ -39,22 +51,27 @@ def register(app: typer.Typer) -> None:
     def schedule_cmd(
         files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
-            "--pod", help="The pending pod, NAMESPACE/NAME.")] = None,
+            "--pod", metavar="[NAMESPACE/]NAME",
+            help="The pending pod; a bare NAME is in --namespace.")] = None,
         new: Annotated[list[str] | None, typer.Option(
-            "-f", "--filename", help="New Pods / Deployments / ReplicaSets / StatefulSets / "
+            "-f", "--filename", metavar="FILE",
+            help="New Pods / Deployments / ReplicaSets / StatefulSets / "
             "Jobs / CronJobs / DaemonSets to expand and place one by one (repeatable).")] = None,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        output: Annotated[str, output_option()] = TABLE,
         explain: Annotated[bool, typer.Option("--explain", help="Per-node reasons, scores "
                                               "and preemption candidates.")] = False,
+        max_rows: Annotated[int, typer.Option(
+            "--max-rows", metavar="N", help="With --explain: rows per table; beyond it, "
+            "nodes are grouped by reason (0: no limit).")] = 50,
         no_preemption: Annotated[bool, typer.Option("--no-preemption",
                                                     help="Do not run preemption.")] = False,
         sample: Annotated[bool, typer.Option(
             "--sample-candidates", help="Mimic upstream's candidate sampling (10% of nodes, "
-            "at least 100, random start) instead of evaluating every node.")] = False,
-        seed: Annotated[int | None, typer.Option(
-            "--seed", help="Seed for sampling and for generated pod names.")] = None,
+            "at least 100, random start from --seed) instead of evaluating every node.")]
+        = False,
+        seed: Annotated[int, seed_option("sampling and generated pod names")] = DEFAULT_SEED,
         scheduler_config: Annotated[str | None, typer.Option(
-            "--scheduler-config", help=CLI_HELP)] = None,
+            "--scheduler-config", metavar="FILE", help=CLI_HELP)] = None,
         sample_nodes: Annotated[bool, typer.Option(
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
@@ -63,47 +80,48 @@ def register(app: typer.Typer) -> None:
         With -f, the new workloads are expanded into the pods their controllers would
         create and placed one at a time in queue order, each decision applied first.
         """
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
         if new:
-            run_what_if(files, new, pod, output, explain, not no_preemption, seed or 0,
-                        scheduler_config, sample_nodes)
+            run_what_if(files, new, pod, output, explain, not no_preemption, seed,
+                        scheduler_config, sample_nodes, max_rows)
             return
         if pod is None:
-            raise typer.BadParameter("give --pod NAMESPACE/NAME or -f NEW.yaml",
+            raise typer.BadParameter("give --pod [NAMESPACE/]NAME or -f NEW.yaml",
                                      param_hint="--pod")
-        cluster = build_cluster(load_input(files))
+        with loading("reading the cluster", output):
+            cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
         decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
                             seed=seed)
-        if output == "json":
-            print_json(decision.to_json(explain=explain))
+        if output in DATA_OUTPUTS:
+            emit({**decision.to_json(explain=explain), "seed": seed}, output)
         else:
-            render(decision, explain)
+            render(decision, explain, max_rows)
 
 
 def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output: str,
                 explain: bool, preemption: bool, seed: int,
-                scheduler_config: str | None = None, sample_nodes: bool = False) -> None:
+                scheduler_config: str | None = None, sample_nodes: bool = False,
+                max_rows: int = 50) -> None:
     """``schedule -f``: expand, place, print."""
-    cluster = build_cluster(load_input(files))
+    with loading("reading the cluster", output):
+        cluster = build_cluster(load_input(files))
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
     extra = [resolve_pod(cluster, qualify(pod))] if pod else []
     docs = load_documents(new)
     result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                      extra_pods=extra)
     docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
-    if output == "json":
-        print_json(result.to_json(explain=explain))
+    if output in DATA_OUTPUTS:
+        emit({**result.to_json(explain=explain), "seed": seed}, output)
     else:
-        render_what_if(result, explain)
+        render_what_if(result, explain, max_rows)
 
 
-def render_what_if(result: WhatIf, explain: bool) -> None:
+def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50) -> None:
     """Readable output: one row per pod, then the summary."""
-    console = Console(width=None if sys.stdout.isatty() else 120)
-    table = Table("pod", "workload", "priority", "result", "node", "victims / why pending",
-                  title="New pods, in the order the scheduler takes them")
+    console = new_console()
+    table = new_table("pod", "workload", "priority", "result", "node", "victims / why pending",
+                      title="New pods, in the order the scheduler takes them")
     for p in result.placements:
         detail = ", ".join(v.key for v in p.victims) if p.victims else p.message
         outcome = p.result
@@ -120,11 +138,11 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
                   f"{s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)
     if s["victims"]:
-        table = Table("victims by owner", "count")
+        table = new_table("victims by owner", "count")
         for owner, n in s["victimsByOwner"].items():
             table.add_row(owner, str(n))
         console.print(table)
-        table = Table("victims by PriorityClass", "count")
+        table = new_table("victims by PriorityClass", "count")
         for pc, n in s["victimsByPriorityClass"].items():
             table.add_row(pc, str(n))
         console.print(table)
@@ -135,19 +153,17 @@ def render_what_if(result: WhatIf, explain: bool) -> None:
     if explain:
         for p in result.placements:
             if p.decision is not None:
-                console.rule(p.pod.key)
-                render(p.decision, True)
+                console.print(f"--- {p.pod.key}")
+                render(p.decision, True, max_rows)
 
 
 def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
-def render(decision: Decision, explain: bool) -> None:
-    """Readable output: one sentence, then tables."""
-    # Pipes get 80 columns by default, which truncates node and pod names; folding is
-    # better than an ellipsis, and a wider default suits the tables.
-    console = Console(width=None if sys.stdout.isatty() else 120)
+def render(decision: Decision, explain: bool, max_rows: int = 50) -> None:
+    """Readable output: one sentence, then tables (at most ``max_rows`` rows each)."""
+    console = new_console()
     if decision.result == SCHEDULED:
         console.print(f"[green]{decision.pod}[/] fits without preemption: it is scheduled on "
                       f"[bold]{decision.node}[/].")
@@ -155,7 +171,7 @@ def render(decision: Decision, explain: bool) -> None:
         console.print(f"[yellow]{decision.pod}[/] fits nowhere as things are; it preempts "
                       f"{len(decision.victims)} pod(s) on [bold]{decision.node}[/] and is "
                       f"nominated there.")
-        table = Table("victim", "priority", "node")
+        table = new_table("victim", "priority", "node", keys=(0, 2))
         assert decision.preemption is not None
         for p in decision.preemption.victims:
             table.add_row(p.key, str(p.priority), p.node_name)
@@ -165,40 +181,82 @@ def render(decision: Decision, explain: bool) -> None:
         if decision.cleared_nominations:
             console.print("Nominations cleared (lower priority, same node): "
                           + ", ".join(sorted(decision.cleared_nominations)))
+        if explain and decision.message:
+            console.print(f"Filters: {decision.message}", markup=False)
     else:
-        console.print(f"[red]{decision.pod}[/] cannot be scheduled: {decision.message}",
-                      highlight=False)
+        console.print(f"[red]{decision.pod}[/] cannot be scheduled: ", end="")
+        console.print(decision.message, markup=False)
     if decision.profile not in (None, "default-scheduler"):
-        console.print(f'Decided by the scheduler profile "{decision.profile}".', highlight=False)
+        console.print(f'Decided by the scheduler profile "{decision.profile}".')
     if not explain:
         return
+    limit = max_rows if max_rows > 0 else None
     if decision.scores:
         plugins = sorted({k for s in decision.scores.values() for k in s})
-        table = Table("node", *plugins, "total", title="Scores of feasible nodes (weighted)")
-        for node, s in sorted(decision.scores.items(),
-                              key=lambda kv: (-sum(kv[1].values()), kv[0])):
+        table = new_table("node", *plugins, "total", title="Scores of feasible nodes (weighted)")
+        ranked = sorted(decision.scores.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+        for node, s in ranked[:limit]:
             table.add_row(node, *(str(s.get(p, 0)) for p in plugins), str(sum(s.values())))
         console.print(table)
+        _more(console, len(ranked), limit, "feasible nodes")
     pre = decision.preemption
     if pre is not None and pre.candidates:
-        table = Table("node", "victims", "PDB violations", "highest prio", "prio sum", "count",
-                      "earliest start", title="Preemption candidates")
-        for c in sorted(pre.candidates, key=lambda c: c.node):
+        table = new_table("node", "victims", "PDB viol.", "top prio", "prio sum",
+                          "count", "earliest start", keys=(0, 1),
+                          title="Preemption candidates")
+        cands = sorted(pre.candidates, key=lambda c: c.node)
+        for c in cands[:limit]:
             starts = [p.start_time for p in c.victims if p.start_time is not None]
             table.add_row(c.node, ", ".join(p.key for p in c.victims), str(c.pdb_violations),
                           str(c.highest_priority), str(sum(p.priority for p in c.victims)),
                           str(len(c.victims)), _iso(min(starts)) if starts else "now")
         console.print(table)
-        step = TIE_BREAKS.index(pre.decided_by) + 1 if pre.decided_by in TIE_BREAKS else "?"
-        console.print(f"Chosen: {pre.node}, decided at step {step}: {pre.decided_by}.")
+        _more(console, len(cands), limit, "candidates")
+        console.print(f"Chosen: {pre.node}, {decided_text(pre.decided_by)}.")
     if decision.statuses:
-        table = Table("node", "plugin", "code", "reasons", title="Nodes that did not fit")
-        for node, st in sorted(decision.statuses.items()):
-            code = "unresolvable" if st.unresolvable else "unschedulable"
-            table.add_row(node, st.plugin, code, "; ".join(st.reasons))
-        console.print(table)
+        _statuses(console, decision, limit)
     if decision.preemption_statuses:
-        table = Table("node", "why not a preemption candidate", title="Preemption")
-        for node, st in sorted(decision.preemption_statuses.items()):
+        table = new_table("node", "why not a preemption candidate", title="Preemption")
+        rows = sorted(decision.preemption_statuses.items())
+        for node, st in rows[:limit]:
             table.add_row(node, "; ".join(st.reasons))
         console.print(table)
+        _more(console, len(rows), limit, "nodes")
+
+
+def decided_text(decided_by: str) -> str:
+    """``decided at step 3: ...``, or ``the only candidate``."""
+    if decided_by == ONLY_CANDIDATE:
+        return "the only candidate"
+    step = TIE_BREAKS.index(decided_by) + 1 if decided_by in TIE_BREAKS else "?"
+    return f"decided at step {step} of {len(TIE_BREAKS)}: {decided_by}"
+
+
+def _more(console: Console, total: int, limit: int | None, what: str) -> None:
+    if limit is not None and total > limit:
+        console.print(f"... {total - limit} more {what} (--max-rows 0 shows all, -o json "
+                      "gives them all)")
+
+
+def _statuses(console: Console, decision: Decision, limit: int | None) -> None:
+    """Per node when they fit in ``limit`` rows; else one row per distinct reason."""
+    statuses = sorted(decision.statuses.items())
+    if limit is None or len(statuses) <= limit:
+        table = new_table("node", "plugin", "code", "reasons", keys=(0, 1),
+                          title="Nodes that did not fit")
+        for node, st in statuses:
+            table.add_row(node, st.plugin, short_code(st.code), "; ".join(st.reasons))
+        console.print(table)
+        return
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for node, st in statuses:
+        groups.setdefault((st.plugin, short_code(st.code), "; ".join(st.reasons)),
+                          []).append(node)
+    table = new_table("nodes", "plugin", "code", "reasons", "for example",
+                      title=f"Nodes that did not fit ({len(statuses)}), grouped by reason")
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    for (plugin, code, reasons), nodes in ordered[:limit]:
+        table.add_row(str(len(nodes)), plugin, code, reasons, ", ".join(nodes[:3])
+                      + (", ..." if len(nodes) > 3 else ""))
+    console.print(table)
+    _more(console, len(ordered), limit, "reasons")

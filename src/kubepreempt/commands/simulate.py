@@ -8,10 +8,19 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
-from rich.table import Table
 
 from kubepreempt.api.errors import InputError, Source
-from kubepreempt.cli import print_json
+from kubepreempt.cli_common import (
+    DATA_OUTPUTS,
+    DEFAULT_SEED,
+    TABLE,
+    emit,
+    loading,
+    output_option,
+    seed_option,
+)
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import DEFAULT_MAX_EVENTS, SimResult, simulate
@@ -38,14 +47,22 @@ def register(app: typer.Typer) -> None:
     @app.command("simulate")
     def simulate_cmd(
         files: FilesArg,
-        output: Annotated[str, typer.Option("-o", "--output", help="table or json.")] = "table",
+        output: Annotated[str, output_option()] = TABLE,
         report: Annotated[str | None, typer.Option(
             "--report", help="Write a self-contained HTML report to this file.")] = None,
         queue: Annotated[str, typer.Option(
-            "--queue", help="priority (activeQ heap + nominations) or fifo (pre-1.9).")]
-        = "priority",
-        seed: Annotated[int | None, typer.Option(
-            "--seed", help="Seed for Poisson arrivals (kubepreempt.io/rate).")] = None,
+            "--queue", help="1.36 (kube-scheduler 1.36: queueing hints, pop from backoffQ, "
+            "async preemption), classic (the design doc's queue; 'priority' is an alias) "
+            "or fifo (pre-1.9).")] = "1.36",
+        best_candidates: Annotated[bool, typer.Option(
+            "--best-candidates", help="Preempt on the globally best candidate and score "
+            "every feasible node (the classic/fifo default; --sample-nodes still samples "
+            "nodes) instead of upstream's sampled candidate window and "
+            "percentageOfNodesToScore.")] = False,
+        seed: Annotated[int, seed_option("Poisson arrivals (kubepreempt.io/rate), the "
+                                         "controllers' generated pod names and the "
+                                         "preemption candidates' random offset")]
+        = DEFAULT_SEED,
         until: Annotated[str | None, typer.Option(
             "--until", help="Stop at this simulated time (e.g. 2h); default: when idle.")]
         = None,
@@ -62,6 +79,9 @@ def register(app: typer.Typer) -> None:
         max_pods: Annotated[int, typer.Option(
             "--max-pods", help="Refuse scenarios that expand to more pods than this.")]
         = DEFAULT_MAX_PODS,
+        kueue_version: Annotated[str, typer.Option(
+            "--kueue-version", help="Kueue release the scenario's Kueue objects follow: "
+            "current or v0.7.")] = "current",
         controller_latency: Annotated[str, typer.Option(
             "--controller-latency", help="Time a workload controller takes to create a "
             "pod (e.g. 1s).")] = "0",
@@ -92,10 +112,8 @@ def register(app: typer.Typer) -> None:
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
     ) -> None:
         """Simulate the scheduler and kubelet over time: queue, nominations, grace periods."""
-        if output not in ("table", "json"):
-            raise typer.BadParameter("must be table or json", param_hint="-o")
-        if queue not in ("priority", "fifo"):
-            raise typer.BadParameter("must be priority or fifo", param_hint="--queue")
+        if queue not in ("1.36", "classic", "priority", "fifo"):
+            raise typer.BadParameter("must be 1.36, classic or fifo", param_hint="--queue")
         stop = _seconds(until, "--until")
         lat = _seconds(latency, "--latency") or 0.0
         ctrl_lat = _seconds(controller_latency, "--controller-latency") or 0.0
@@ -110,29 +128,40 @@ def register(app: typer.Typer) -> None:
         ) if autoscale else None
         if max_events < 0 or max_pods < 0:
             raise InputError("--max-events and --max-pods must not be negative")
-        scenario = load_scenario(files, seed, max_pods)
+        with loading("reading the scenario", output):
+            scenario = load_scenario(files, seed, max_pods)
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
         try:
             result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                           node_pressure=node_pressure, controller_latency=ctrl_lat,
-                          seed=seed or 0, autoscale=options, max_events=max_events or None)
+                          seed=seed, autoscale=options, kueue_version=kueue_version,
+                          best_candidates=True if best_candidates else None,
+                          max_events=max_events or None)
         except InputError as exc:  # e.g. the event limit: name the scenario it concerns
             raise exc.located(Source(", ".join(files)), None, None) from None
+        report_error: InputError | None = None
         if report:
-            from kubepreempt.sim.report import write_report  # matplotlib only when asked
+            from kubepreempt.sim.report import write_report  # plotly only when asked
 
-            write_report(result, report)
-        if output == "json":
-            print_json(result.to_json())
+            try:
+                write_report(result, report)
+            except OSError as exc:  # still print the run; then fail as bad input
+                report_error = InputError(f"--report {report}: cannot write: "
+                                          f"{exc.strerror or exc}")
+        if output in DATA_OUTPUTS:
+            emit({**result.to_json(), "seed": seed}, output)
         else:
             render(result, max_rows)
-            if report:
-                Console().print(f"Report written to {report}")
+            if report and report_error is None:
+                new_console().print(f"Report written to {report}")
+        if report_error is not None:
+            raise report_error
 
 
 def _run(scenario, queue: str, latency: float, until: float | None,
          show_progress: bool, node_pressure: bool = False, controller_latency: float = 0.0,
          seed: int = 0, autoscale: AutoscalerOptions | None = None,
+         kueue_version: str = "current", best_candidates: bool | None = None,
          max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
@@ -155,10 +184,16 @@ def _run(scenario, queue: str, latency: float, until: float | None,
         return simulate(scenario, queue=queue, latency=latency, until=until,
                         progress=progress if show_progress else None,
                         node_pressure=node_pressure, controller_latency=controller_latency,
-                        seed=seed, autoscale=autoscale, max_events=max_events)
+                        seed=seed, autoscale=autoscale, kueue_version=kueue_version,
+                        best_candidates=best_candidates, max_events=max_events)
     finally:
         if "bar" in state:
             state["bar"].stop()
+
+
+def _time(t: float) -> str:
+    """Seconds, to the millisecond at most: float sums print no 0.30000000000000004."""
+    return f"{round(t, 3):g}"
 
 
 def _fmt(v: float | None) -> str:
@@ -167,26 +202,31 @@ def _fmt(v: float | None) -> str:
 
 def render(result: SimResult, max_rows: int) -> None:
     """Timeline table, then the per-PriorityClass summary."""
-    console = Console()
+    console = new_console()
     events = result.events
     shown = events if max_rows <= 0 else events[:max_rows]
-    table = Table("time (s)", "event", "pod", "node", "detail", title="Timeline")
+    table = new_table("time (s)", "event", "pod", "node", "detail", keys=(0, 1, 2),
+                      title="Timeline")
     for e in shown:
         style = _STYLE.get(e.type, "")
-        table.add_row(f"{e.time:g}", f"[{style}]{e.type}[/]" if style else e.type, e.pod,
+        table.add_row(_time(e.time), f"[{style}]{e.type}[/]" if style else e.type, e.pod,
                       e.node or "", e.detail)
     console.print(table)
     if len(shown) < len(events):
         console.print(f"... {len(events) - len(shown)} more events (--max-rows 0 shows all, "
                       "-o json gives them all)")
-    summary = Table("PriorityClass", "priority", "pods", "scheduled", "preempted", "pending",
-                    "mean pending (s)", "p95 pending (s)", "work lost (pod-s)",
-                    title="Summary per PriorityClass")
+    summary = new_table("PriorityClass", "prio", "pods", "sched", "preempted", "pending",
+                        "mean wait s", "p95 wait s", "lost pod-s",
+                        title="Summary per PriorityClass (wait: time pending)")
     for name, c in result.metrics["classes"].items():
         summary.add_row(name, str(c["priority"]), str(c["pods"]), str(c["scheduled"]),
                         str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
                         _fmt(c["p95Pending"]), f"{c['workLost']:.0f}")
     console.print(summary)
+    if "kueue" in result.metrics:
+        from kubepreempt.sim.kueue_metrics import render_kueue
+
+        render_kueue(result.metrics["kueue"], console)
     u = result.metrics["utilization"]
     console.print(f"Simulated {result.end:g} s: {result.processed} events, {result.attempts} "
                   f"scheduling attempts; cpu utilisation mean {u['cpuMean'] * 100:.1f}%, peak "
@@ -201,8 +241,8 @@ def render(result: SimResult, max_rows: int) -> None:
         console.print(f"ResourceQuota refusals (namespace/PriorityClass): {refusals}.")
     a = m.get("autoscaler")
     if a:
-        table = Table("node group", "size", "added", "removed", "peak", "node-hours",
-                      title="Cluster Autoscaler")
+        table = new_table("node group", "size", "added", "removed", "peak", "node-hours",
+                          title="Cluster Autoscaler")
         for name, g in a["groups"].items():
             table.add_row(name, f"{g['min']}..{g['max']}", str(g["nodesAdded"]),
                           str(g["nodesRemoved"]), str(g["peakNodes"]),

@@ -9,8 +9,10 @@ from typing import Annotated, Any
 
 import orjson
 import typer
+import yaml
 
 from kubepreempt.api.errors import InputError
+from kubepreempt.cli_common import TABLE, output_option
 from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live.options import current, live_input
 
@@ -21,8 +23,9 @@ def register(app: typer.Typer) -> None:
     @app.command("watch")
     @live_input(SCHEDULER_KINDS)
     def watch_cmd(
-        output: Annotated[str, typer.Option(
-            "-o", "--output", help="text, or json (one JSON object per line).")] = "text",
+        # table: one sentence per event; json: one JSON object per line; yaml: one
+        # YAML document per event.
+        output: Annotated[str, output_option()] = TABLE,
         report: Annotated[str | None, typer.Option(
             "--report", help="Keep the agreement tally in this JSON file.")] = None,
     ) -> None:
@@ -32,14 +35,14 @@ def register(app: typer.Typer) -> None:
         from kubepreempt.live.kubeconfig import resolve
         from kubepreempt.live.watcher import Watcher, describe
 
-        if output not in ("text", "json"):
-            raise typer.BadParameter("must be text or json", param_hint="-o")
         args = current()
         if args.save:
             raise InputError("--save is for one-shot commands; watch saves nothing")
 
         def emit(line: dict[str, Any]) -> None:
-            text = orjson.dumps(line).decode() if output == "json" else describe(line)
+            text = (orjson.dumps(line).decode() if output == "json"
+                    else "---\n" + yaml.safe_dump(line, sort_keys=True).rstrip()
+                    if output == "yaml" else describe(line))
             print(text, flush=True)
 
         target = resolve(args.kubeconfig, args.context)

@@ -26,6 +26,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from kubepreempt.api.errors import InputError
+from kubepreempt.api.names import DEFAULT_NAMESPACE, object_key
 from kubepreempt.manifests import Documents, check_duplicates, load_documents
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -92,7 +93,8 @@ def live_input(kinds: Iterable[str]) -> Callable[[F], F]:
             ns_token = _context_namespace.set(None)
             token = _current.set(LiveArgs(
                 values["live_cluster"], values["live_kubeconfig"], values["live_context"],
-                values["live_namespace"], values["live_save"], kinds, output == "json"))
+                values["live_namespace"], values["live_save"], kinds,
+                output in ("json", "yaml")))
             try:
                 return fn(*args, **kwargs)
             finally:
@@ -111,13 +113,12 @@ def current() -> LiveArgs:
     return _current.get() or LiveArgs()
 
 
-def qualify(name: str) -> str:
-    """``NAMESPACE/NAME`` for a name given with or without its namespace."""
-    if "/" in name:
-        return name
+def qualify(name: str, option: str = "--pod") -> str:
+    """``NAMESPACE/NAME`` for a name given with or without its namespace (``a/b/c`` is an
+    input error naming ``option``)."""
     args = current()
-    ns = args.namespace or _context_namespace.get() or "default"
-    return f"{ns}/{name}"
+    ns = args.namespace or _context_namespace.get() or DEFAULT_NAMESPACE
+    return object_key(name, ns, option)
 
 
 def load_input(files: Sequence[str] | None, kinds: Iterable[str] | None = None) -> Documents:

@@ -32,7 +32,7 @@ from kubepreempt.scheduler.framework import Code, Status
 from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
 from kubepreempt.scheduler.sampling import sample_feasible
 from kubepreempt.scheduler.scheduler import Scheduler
-from kubepreempt.scheduler.statuses import NO_NODES_AVAILABLE, fit_error_message
+from kubepreempt.scheduler.statuses import NO_NODES_AVAILABLE, NodeStatuses, fit_error_message
 
 SCHEDULED = "scheduled"
 PREEMPT = "preempt"
@@ -72,6 +72,20 @@ class CycleResult:
     post_filter: str = ""  # the PostFilter plugins' joined message
     fixed_message: str = ""  # messages that are not a FitError
     profile: str | None = None  # schedulerName of the profile that decided (None: ignored)
+
+    @property
+    def unschedulable_plugins(self) -> frozenset[str]:
+        """The plugins that rejected the pod (upstream ``Diagnosis.UnschedulablePlugins``,
+        kept in ``QueuedPodInfo`` for queueing hints): the PreFilter plugin that rejected
+        it, else the plugin of every node's status. Empty when scheduled or when no plugin
+        ran (no nodes, gates, other schedulers)."""
+        if self.result == SCHEDULED or self.fixed_message:
+            return frozenset()
+        if self.prefilter is not None:
+            return frozenset({self.prefilter.plugin})
+        if isinstance(self.statuses, NodeStatuses):
+            return frozenset(st.plugin for st, _ in self.statuses.counts())
+        return frozenset(st.plugin for st in self.statuses.values())
 
     @property
     def message(self) -> str:

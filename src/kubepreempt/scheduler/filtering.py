@@ -109,8 +109,12 @@ def find_feasible(cluster: Cluster, nominator: Nominator, pod: Pod, state: Cycle
         to_run = filters
     if state.node_names is not None:
         # Upstream evaluates only PreFilter's nodes; the rest get one absent-node status.
-        outside = np.array([i for i, node in enumerate(cluster.nodes)
-                            if node.name not in state.node_names], np.int64)
+        # Looked up by name, not by scanning every node: DaemonSet pods name one node.
+        index = cluster.node_index
+        outside_mask = np.ones(n, bool)
+        outside_mask[[i for name in state.node_names
+                      if (i := index.get(name)) is not None]] = False
+        outside = np.flatnonzero(outside_mask)
         if outside.size:
             statuses.set_many(outside, absent_status(filters))
             alive[outside] = False

@@ -32,6 +32,11 @@ class Code(IntEnum):
     UNSCHEDULABLE_AND_UNRESOLVABLE = 3
     SKIP = 4
 
+    @property
+    def upstream(self) -> str:
+        """Upstream's spelling, ``Code.String()``: ``UnschedulableAndUnresolvable``."""
+        return "".join(part.capitalize() for part in self.name.split("_"))
+
 
 @dataclass(frozen=True, slots=True)
 class Status:

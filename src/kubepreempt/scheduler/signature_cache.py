@@ -83,28 +83,52 @@ class SignatureCache:
              pod: Pod, state: CycleState, filters: list[FilterPlugin]) -> int | None:
         """The node ``find_feasible`` + ``select_host`` would pick, or None.
 
-        Applies when every active filter is node-local and no node holds a nominee that
-        counts for this pod. Per signature it keeps the summed node-local scores of every
-        node (``node_local_score``; minimum int64 where infeasible); other scorers run as
-        usual on the feasible nodes, so the pick is the same. ``None`` means the reference
+        Applies when no node holds a nominee that counts for this pod. Per signature it
+        keeps the node-local filters' verdict and summed node-local scores of every node
+        (``node_local_score``; minimum int64 where infeasible); cross-pod filters run on
+        the nodes those pass and other scorers on the feasible nodes, so the pick is the
+        same. ``None`` means the reference
         path must run (including when no node is feasible: preemption needs statuses).
         """
         if state.node_names is not None:
-            return None  # PreFilter narrowed the nodes: take the reference path
-        if not all_node_local(filters):
-            return None
+            return _pick_named(cluster, nominator, pod, state, filters)
+        # Cross-pod filters (InterPodAffinity, PodTopologySpread) run afresh, over the
+        # nodes the cached node-local filters pass: the feasible set is the same whatever
+        # the order filters run in (only statuses depend on it, and a pick has none).
+        # A cross-pod filter that is node-local this cycle (InterPodAffinity with only
+        # hostname-keyed terms: ``node_local_now``) is cached with the node-local ones.
+        cross = [f for f in filters if not getattr(f, "node_local", False)]
+        pod_matched: tuple = ()
+        if cross:
+            local_now = [f for f in cross if (now := getattr(f, "node_local_now", None))
+                         is not None and now(state)]
+            filters = [f for f in filters if getattr(f, "node_local", False) or f in local_now]
+            cross = [f for f in cross if f not in local_now]
+            if local_now:  # term matching reads the pod's labels and namespace
+                pod_matched = (tuple(sorted(pod.labels.items())), pod.namespace,
+                               tuple(sorted(cluster.namespace_labels(pod.namespace).items())))
         local, others = [], []
+        prescored: list[ScorePlugin] = []
         for s in scorers:
             if s.score_relevant(state):
                 node_local = getattr(s, "node_local_score", None)
-                (local if node_local is not None and node_local(state) else others).append(s)
+                if node_local is not None and node_local(state):
+                    local.append(s)
+                    continue
+                # A PreScore that Skips scores every node 0: it cannot change the pick.
+                skips = getattr(s, "pre_score_skips", None)
+                if skips is not None:
+                    if skips(state):
+                        continue
+                    prescored.append(s)
+                others.append(s)
         if nominator.nodes_counting_for(pod):
             return None
         try:
             key = (state.request.tobytes(), pod.nonzero_cpu, pod.nonzero_memory,
                    pod.tolerations, tuple(pod.node_selector.items()), pod.affinity,
                    pod.node_name, pod.host_ports, tuple(f.name for f in filters),
-                   tuple(s.name for s in local), tuple(s.name for s in others))
+                   tuple(s.name for s in local), tuple(s.name for s in others), pod_matched)
             entry, rows = _refresh(self._totals, key, cluster,
                                    lambda n, stamp: _Totals(np.empty(n, np.int64), stamp, 0))
         except TypeError:  # an unhashable field: no caching for this pod
@@ -113,20 +137,46 @@ class SignatureCache:
         if rows is not None:
             entry.total[rows] = _local_totals(state, filters, local, rows)
         total = entry.total
-        if others:
+        if others or cross:
             # Scores normalised over the feasible nodes are computed afresh, over exactly
             # the nodes select_host would score.
             feasible = np.flatnonzero(total != _INFEASIBLE)
+            for plugin in cross:
+                if not feasible.size:
+                    break
+                failed = [ix for ix, _ in plugin.filter_nodes(state, feasible)]
+                if failed:
+                    keep = np.ones(feasible.size, bool)
+                    for ix in failed:  # subsets of the sorted feasible nodes
+                        keep[np.searchsorted(feasible, ix)] = False
+                    feasible = feasible[keep]
             if feasible.size <= 1:
                 return int(feasible[0]) if feasible.size else None
             total = np.full(n, _INFEASIBLE, np.int64)
             part = entry.total[feasible].copy()
             for plugin in others:
-                plugin.pre_score(state, feasible)
+                if plugin not in prescored:
+                    plugin.pre_score(state, feasible)
                 part += plugin.score(state, feasible) * plugin.weight
             total[feasible] = part
         best = int(np.argmax(total))
         return best if total[best] != _INFEASIBLE else None
+
+
+def _pick_named(cluster: Cluster, nominator: Nominator, pod: Pod, state: CycleState,
+                filters: list[FilterPlugin]) -> int | None:
+    """PreFilter named one node (a DaemonSet pod's ``metadata.name`` affinity): it is
+    picked when it passes every filter, as the reference path's only feasible node would
+    be. Several named nodes (they need scoring), nominees that count, or a failure (the
+    statuses of every node are needed) take the reference path."""
+    assert state.node_names is not None
+    if len(state.node_names) != 1 or nominator.nodes_counting_for(pod):
+        return None
+    idx = cluster.node_index.get(next(iter(state.node_names)))
+    if idx is None:
+        return None
+    rows = np.array([idx], np.int64)
+    return idx if filter_rows(state, filters, rows).all() else None
 
 
 def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list[ScorePlugin],

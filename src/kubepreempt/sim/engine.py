@@ -28,16 +28,29 @@ from kubepreempt.kubelet.admission import ADMIT, EVICT, admit_pod
 from kubepreempt.kubelet.eviction import rank_for_eviction
 from kubepreempt.scheduler.cycle import IGNORED, PREEMPT, SCHEDULED, SKIPPED, schedule_one
 from kubepreempt.scheduler.nominator import Nominator
+from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.autoscaler import AutoscalerOptions
+from kubepreempt.sim.hints import (
+    GATES_REMOVED,
+    NODE_ADD,
+    NODE_DELETE,
+    POD_ADD,
+    POD_DELETE,
+    TIMEOUT,
+    ClusterEvent,
+    cross_topology,
+    worth_requeuing,
+)
 from kubepreempt.sim.metrics import Event, PodRecord, Series
 from kubepreempt.sim.queue import (
+    CLASSIC,
     FIFO,
-    PRIORITY,
+    MODES,
+    UPSTREAM,
     QueuedPod,
     SchedulingQueue,
-    backoff_tick,
     leftover_tick,
 )
 from kubepreempt.sim.scenario import PodPlan, Scenario
@@ -78,20 +91,39 @@ class SimResult:
 
 
 class Simulator:
-    """Plays a :class:`Scenario` forward in time."""
+    """Plays a :class:`Scenario` forward in time.
 
-    def __init__(self, scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
+    ``queue``: ``1.36`` (kube-scheduler 1.36: queueing hints, pop from backoffQ, async
+    preemption), ``classic`` (the design document's queue, synchronous preemption) or
+    ``fifo`` (pre-1.9, no nominations). ``best_candidates``: preemption takes the globally
+    best candidate and every feasible node is scored (the default for classic and fifo);
+    otherwise upstream's DryRunPreemption window from a random offset (seeded by ``seed``)
+    and percentageOfNodesToScore (the default for 1.36).
+    """
+
+    def __init__(self, scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
                  keep_timeline: bool = True, node_pressure: bool = False,
                  controller_latency: float = 0.0, seed: int = 0,
-                 autoscale: AutoscalerOptions | None = None) -> None:
+                 autoscale: AutoscalerOptions | None = None,
+                 kueue_version: str = "current",
+                 best_candidates: bool | None = None) -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
+        queue = CLASSIC if queue == "priority" else queue
         self.scen = scenario
         self.cluster = scenario.cluster
-        self.nominations = queue == PRIORITY  # FIFO mode: the old scheduler, no nominations
+        self.nominations = queue != FIFO  # FIFO mode: the old scheduler, no nominations
+        self.hints = queue == UPSTREAM  # queueing hints and async preemption
         self.queue = SchedulingQueue(queue)
         self.nominator = Nominator()
         self.sched = Scheduler(self.cluster, nominator=self.nominator)
+        if best_candidates is None:
+            best_candidates = queue != UPSTREAM
+        self.evaluator: Evaluator | None = None
+        if not best_candidates:
+            self.evaluator = Evaluator(self.sched, sample=True, seed=seed, materialize=False)
+            self.sched.sample_nodes = True  # percentageOfNodesToScore, nextStartNodeIndex
+        self._in_flight_events: list[ClusterEvent] = []
         self.latency = latency
         self.keep_timeline = keep_timeline
         self.node_pressure = node_pressure
@@ -104,7 +136,8 @@ class Simulator:
         self.events: list[Event] = []
         self.series = Series()
         self.version = 0  # bumped on any change that can alter a scheduling answer
-        self._fail_cache: dict[str, int] = {}  # template -> version its last pod failed at
+        # template -> (version its last pod failed at, the plugins that rejected it)
+        self._fail_cache: dict[str, tuple[int, frozenset[str]]] = {}
         self._term_at: dict[str, float] = {}
         self._removed: set[str] = set()
         self._affinity_pending: set[str] = set()
@@ -124,7 +157,7 @@ class Simulator:
             "arrive": self._on_arrive, "term": self._on_term, "complete": self._on_complete,
             "node-add": self._on_node_add, "node-remove": self._on_node_remove,
             "kubelet": self._on_kubelet, "backoff": self._on_backoff, "flush": self._on_flush,
-            "kick": self._on_kick, "cycle": self._on_cycle}
+            "kick": self._on_kick, "cycle": self._on_cycle, "ungate": self._on_ungate}
         # Actors around the scheduler (controllers, ...): they register their own event
         # kinds in ``handlers`` and get on_bound / on_terminating / on_gone / on_node_added.
         self.actors: list[Any] = []
@@ -136,6 +169,9 @@ class Simulator:
         if autoscale is not None:
             from kubepreempt.sim.autoscaler import Autoscaler
             self.actors.append(Autoscaler(self, autoscale, seed))
+        if scenario.kueue is not None:
+            from kubepreempt.sim.kueue_actor import KueueActor
+            self.actors.append(KueueActor(self, scenario.kueue, kueue_version))
         self._setup()
 
     # ---- setup ----
@@ -167,6 +203,8 @@ class Simulator:
                 self._push(max(n.removal, n.arrival), _NODE, "node-remove", n.node.name)
         for plan in self.scen.pods:
             self._push(plan.arrival, _ARRIVE, "arrive", plan)
+            if plan.ungate_after is not None:
+                self._push(plan.arrival + plan.ungate_after, _ARRIVE, "ungate", plan.pod.key)
         for actor in self.actors:
             actor.start()
 
@@ -181,8 +219,9 @@ class Simulator:
         while heap:
             if until is not None and heap[0][0] > until:
                 break
-            if len(heap) == len(self._flush_ticks) and self._settled():
-                break  # only pool flushes are left, and they would retry on the same state
+            if len(heap) == len(self._flush_ticks) + (len(self._wakes) if self.hints else 0) \
+                    and self._settled():
+                break  # only flushes are left, and they would retry on the same state
             if max_events is not None and self.processed >= max_events:
                 raise InputError(f"the simulation reached {max_events} events at simulated "
                                  f"time {self.now:g} s; bound it with --until or raise "
@@ -191,7 +230,7 @@ class Simulator:
             self.now = time
             handlers[kind](payload)
             self.processed += 1
-            if not self._kick_pending and self._in_flight is None and self.queue.active_count:
+            if not self._kick_pending and self._in_flight is None and self.queue.ready():
                 self._kick_pending = True
                 self._push(time, _KICK, "kick")
             if progress is not None and not self.processed & 4095:
@@ -233,27 +272,60 @@ class Simulator:
             points.append((self.now, n))
 
     def _settled(self) -> bool:
-        """Nothing is queued but pool pods that already failed on the current state."""
+        """Nothing is queued but pool pods that already failed on the current state (1.36:
+        and backoffQ pods that did, e.g. pods failing with an error, which upstream
+        retries after every backoff for ever)."""
         queue = self.queue
-        return (self._in_flight is None and not queue.active_count and not queue.backoff_count
-                and all(q.failed_version == self.version
-                        for q in queue.unschedulable.values()))
+        if self._in_flight is not None or queue.active_count:
+            return False
+        if self.hints:
+            return all(q.failed_version == self.version or q.gated
+                       for q in queue.info.values())
+        return not queue.backoff_count and all(
+            q.failed_version == self.version or q.gated for q in queue.unschedulable.values())
 
     def _wake(self, times: list[float] | float | None) -> None:
-        """Wake at the backoffQ flushes (every second) that end these backoffs."""
+        """Wake at these backoffQ flushes (every second) that end backoffs."""
         if times is None:
             return
-        for until in (times if isinstance(times, list) else [times]):
-            t = backoff_tick(until)
+        for t in (times if isinstance(times, list) else [times]):
             if t not in self._wakes:
                 self._wakes.add(t)
                 self._push(t, _BACKOFF, "backoff", t)
 
-    def _move_all(self) -> None:
-        """A cluster event that may make pending pods schedulable (pod gone, node added)."""
-        if self._in_flight is not None:
-            self._moved = True
-        self._wake(self.queue.move_all(self.now))
+    def _cluster_event(self, ev: ClusterEvent) -> None:
+        """A cluster event that may make pending pods schedulable.
+
+        1.36: each pool pod moves if a plugin that rejected it says Queue for ``ev``
+        (AssignedPodAdd first pre-checks cross-topology terms), and an attempt in flight
+        remembers the event. Classic: a deleted pod or an added node moves every pool pod,
+        a bound pod moves the pods with inter-pod terms or hard spread constraints.
+        """
+        queue = self.queue
+        if self.hints:
+            if self._in_flight is not None:
+                self._in_flight_events.append(ev)
+            if not queue.unschedulable:
+                return
+            ns = self.cluster.namespace_labels
+            if ev.kind == POD_ADD:
+                added = ev.pod
+                self._wake(queue.move_all(self.now, lambda q: cross_topology(
+                    q.pod, q.rejectors, added, ns) and worth_requeuing(
+                    q.pod, q.rejectors, ev, ns)))
+            else:
+                self._wake(queue.move_all(
+                    self.now, lambda q: worth_requeuing(q.pod, q.rejectors, ev, ns)))
+            return
+        if ev.kind == POD_ADD:
+            if self._affinity_pending:
+                self._wake(queue.move_all(
+                    self.now, only=lambda q: q.pod.key in self._affinity_pending))
+            return
+        if ev.kind in (POD_DELETE, NODE_ADD):
+            if self._in_flight is not None:
+                self._moved = True
+            self._wake(queue.move_all(self.now))
 
     def _resources(self, pod: Pod, sign: int) -> None:
         self._req[0] += sign * pod.requests.get("cpu", 0)
@@ -281,11 +353,10 @@ class Simulator:
         plan = self.plans[pod.key]
         if plan.duration is not None:
             self._push(t + plan.duration, _FREE, "complete", (pod.key, rec.epoch))
-        if self._affinity_pending and not quiet:
+        if not quiet:
             # Upstream AssignedPodAdd: pods waiting on inter-pod (anti-)affinity or hard
             # topology spread may now fit.
-            self._wake(self.queue.move_all(
-                t, only=lambda p: p.key in self._affinity_pending))
+            self._cluster_event(ClusterEvent(POD_ADD, pod=pod))
         if self.node_pressure and not quiet:
             self._check_pressure(self.cluster.node_index[node])
         if not quiet:
@@ -325,7 +396,7 @@ class Simulator:
         self.version += 1
         self._resources(pod, -1)
         self._event(etype, key, rec.node, detail)
-        self._move_all()
+        self._cluster_event(ClusterEvent(POD_DELETE, pod=pod))
         for actor in self.actors:
             actor.on_gone(pod, etype, phase)
 
@@ -517,7 +588,7 @@ class Simulator:
         self._sample_util(self.now)
         self.version += 1
         self._event(m.NODE_ADDED, "", plan.node.name)
-        self._move_all()
+        self._cluster_event(ClusterEvent(NODE_ADD, node=self.cluster.nodes[idx]))
         for actor in self.actors:
             actor.on_node_added(plan.node)
 
@@ -529,6 +600,7 @@ class Simulator:
         """
         cluster = self.cluster
         idx = cluster.node_index[name]
+        node = cluster.nodes[idx]
         self._event(m.NODE_REMOVED, "", name)
         for pod in list(cluster.node_pods[idx].values()):
             rec = self.records[pod.key]
@@ -545,6 +617,7 @@ class Simulator:
         for pod in self.nominator.on_node(name):
             self._clear_nomination(pod, "node removed")
         self.version += 1
+        self._cluster_event(ClusterEvent(NODE_DELETE, node=node))
         for actor in self.actors:
             actor.on_node_removed(name)
 
@@ -554,7 +627,10 @@ class Simulator:
         self.records[pod.key].nominated_node = ""
         self.version += 1
         self._event(m.NOMINATION_CLEARED, pod.key, node, detail)
-        self._wake(self.queue.activate(pod.key, self.now))
+        if not self.hints:
+            # Classic: the status update moves the pod to activeQ. With queueing hints a
+            # status-only update (UpdatePodOther) matches no plugin's events: it stays.
+            self._wake(self.queue.activate(pod.key, self.now))
 
     # ---- the scheduler ----
     def _on_backoff(self, t: float) -> None:
@@ -570,12 +646,38 @@ class Simulator:
             return
         if self._in_flight is not None:
             self._moved = True  # a move request during the attempt (moveRequestCycle)
+            self._in_flight_events.append(ClusterEvent(TIMEOUT))
         self._wake(wake)
 
+    def _on_ungate(self, key: str) -> None:
+        """``kubepreempt.io/ungate-after``: the pod's scheduling gates are removed."""
+        rec = self.records.get(key)
+        if rec is None or rec.phase != "Pending" or not rec.pod.scheduling_gates:
+            return
+        rec.pod.scheduling_gates = ()
+        self.version += 1
+        self._event(m.UNGATED, key)
+        ev = ClusterEvent(GATES_REMOVED, pod=rec.pod)
+        q = self.queue.info.get(key)
+        if q is not None and q.gated and worth_requeuing(
+                rec.pod, q.rejectors, ev, self.cluster.namespace_labels):
+            self._wake(self.queue.ungate(key, self.now))
+
     def _requeue(self, q: QueuedPod) -> None:
-        """A failed attempt: back to the queue, with the pool flush that would move it."""
+        """A failed attempt: back to the queue, with the pool flush that would move it.
+
+        1.36 (``AddUnschedulableIfNotPresent``): to backoffQ / activeQ when no plugin
+        rejected the pod or an event during the attempt has a Queue hint, else the pool.
+        Classic: to backoffQ when any move request came during the attempt.
+        """
         q.failed_version = self.version
-        self._wake(self.queue.failed(q, self.now, self._moved))
+        if self.hints:
+            ns = self.cluster.namespace_labels
+            requeue = not q.rejectors or any(
+                worth_requeuing(q.pod, q.rejectors, ev, ns) for ev in self._in_flight_events)
+        else:
+            requeue = self._moved
+        self._wake(self.queue.failed(q, self.now, requeue))
         if q.where == "unschedulable":
             t = leftover_tick(self.now)
             if t not in self._flush_ticks:
@@ -590,6 +692,7 @@ class Simulator:
         if q is None:
             return
         self._in_flight, self._moved = q, False
+        self._in_flight_events = []
         self.attempts += 1
         if self.latency == 0:
             self._on_cycle(q)
@@ -611,30 +714,40 @@ class Simulator:
         if self.records[pod.key].phase != "Pending":
             return
         template = self.plans[pod.key].template
-        if template and not pod.nominated_node_name \
-                and self._fail_cache.get(template) == self.version:
+        cached = self._fail_cache.get(template) if template else None
+        if cached is not None and not pod.nominated_node_name and cached[0] == self.version:
             # A pod of the same template failed on this very state: same answer, skip.
+            q.rejectors = self.records[pod.key].unschedulable_plugins = cached[1]
             self._failed(q, "as its template's previous pod")
             return
         self._refresh_pdbs()
-        d = schedule_one(self.sched, pod, now=t)
+        if self.evaluator is not None:
+            self.evaluator.now = t
+        d = schedule_one(self.sched, pod, now=t, evaluator=self.evaluator)
         if d.result == SCHEDULED:
             assert d.node_name is not None
             self._bind(pod, d.node_name, t)
             return
-        if d.result in (IGNORED, SKIPPED) or pod.scheduling_gates:
-            # Never attempted by kube-scheduler: not requeued (a gated pod waits in the
-            # unschedulable pool until its gates are removed; scenarios cannot remove them).
+        if d.result in (IGNORED, SKIPPED):
+            # Never attempted by kube-scheduler: not requeued.
             self._event(m.UNSCHEDULABLE, pod.key, None, d.message)
             return
+        q.rejectors = self.records[pod.key].unschedulable_plugins = d.unschedulable_plugins
         pre = d.preemption
         if d.result == PREEMPT:
             assert pre is not None and d.node_name is not None
-            for victim in pre.victims:
+            victims = pre.victims
+            if self.hints:
+                # Async preemption (prepareCandidateAsync): victims already terminating get
+                # no second API call, and when that leaves none the goroutine is never
+                # started, so lower-priority nominations on the node are not cleared.
+                victims = [v for v in victims if not v.terminating]
+            for victim in victims:
                 self._signal(victim, t, m.PREEMPTED, f"by {pod.key}")
             if self.nominations:
-                for other in pre.cleared_nominations:
-                    self._clear_nomination(other, f"lower priority than {pod.key}")
+                if victims or not self.hints:
+                    for other in pre.cleared_nominations:
+                        self._clear_nomination(other, f"lower priority than {pod.key}")
                 self.nominator.add(pod, d.node_name)
                 self.records[pod.key].nominated_node = d.node_name
                 self.version += 1
@@ -652,7 +765,7 @@ class Simulator:
             self.version += 1
             self._event(m.NOMINATION_CLEARED, pod.key, node, "preemption found no node")
         if template and not pod.nominated_node_name:
-            self._fail_cache[template] = self.version
+            self._fail_cache[template] = (self.version, q.rejectors)
         self._failed(q, d.message if self.keep_timeline else "")
 
     def _failed(self, q: QueuedPod, detail: str) -> None:
@@ -662,21 +775,27 @@ class Simulator:
             actor.on_unschedulable(q.pod)
 
 
-def simulate(scenario: Scenario, queue: str = PRIORITY, latency: float = 0.0,
+def simulate(scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
              until: float | None = None, keep_timeline: bool = True,
              progress: Callable[[float], None] | None = None,
              node_pressure: bool = False, controller_latency: float = 0.0,
-             seed: int = 0, autoscale: AutoscalerOptions | None = None,
-             max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
+             seed: int | None = 0, autoscale: AutoscalerOptions | None = None,
+             max_events: int | None = DEFAULT_MAX_EVENTS,
+             kueue_version: str = "current",
+             best_candidates: bool | None = None) -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
     ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage;
     ``controller_latency`` is how long a workload controller takes to create a pod;
-    ``seed`` fixes the controllers' generated pod names (and the random expander);
-    ``autoscale`` runs the Cluster Autoscaler with these options; more than
-    ``max_events`` events (None: no limit) ends the run with an InputError.
+    ``seed`` fixes the controllers' generated pod names (and the random expander) and the
+    preemption candidate window's offsets; ``autoscale`` runs the Cluster Autoscaler with
+    these options; more than ``max_events`` events (None: no limit) ends the run with an
+    InputError; ``kueue_version`` (``current`` or ``v0.7``) is the Kueue release a
+    scenario's Kueue objects follow; ``queue`` and ``best_candidates`` are as for
+    :class:`Simulator`.
     """
-    if queue not in (PRIORITY, FIFO):
-        raise InputError(f"--queue must be {PRIORITY} or {FIFO}, not {queue!r}")
+    if queue not in (*MODES, "priority"):
+        raise InputError(f"--queue must be one of {', '.join(MODES)}, not {queue!r}")
     return Simulator(scenario, queue, latency, keep_timeline, node_pressure,
-                     controller_latency, seed, autoscale).run(until, progress, max_events)
+                     controller_latency, seed or 0, autoscale,
+                     kueue_version, best_candidates).run(until, progress, max_events)

@@ -18,6 +18,7 @@ TERMINATED = "terminated"
 COMPLETED = "completed"
 EVICTED = "evicted"
 UNSCHEDULABLE = "unschedulable"
+UNGATED = "ungated"  # the scenario removed the pod's scheduling gates
 REJECTED = "rejected"
 SCALE_UP = "scale-up"  # the Cluster Autoscaler ordered nodes
 SCALE_DOWN = "scale-down"  # the Cluster Autoscaler removes a node (cordon, evict, delete)
@@ -40,13 +41,17 @@ class PodRecord:
     epoch: int = 0  # invalidates stale completion/termination events
     nominated_node: str = ""
     outcome: str = ""  # once gone: completed, terminated, evicted, removed or rejected
+    # The plugins that rejected it in its last failed attempt (UnschedulablePlugins).
+    unschedulable_plugins: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         """The per-pod JSON object."""
         return {"phase": self.phase, "node": self.node or None, "boundAt": self.bound_at,
                 "preemptedAt": self.preempted_at, "endedAt": self.ended_at,
                 "nominatedNode": self.nominated_node or None, "arrival": self.arrival,
-                "priority": self.pod.priority, "state": state(self)}
+                "priority": self.pod.priority,
+                "unschedulablePlugins": sorted(self.unschedulable_plugins),
+                "state": state(self)}
 
 
 # Where each arrived pod is at the end of a run; together they account for every pod.

@@ -1,14 +1,24 @@
 """The scheduling queue: activeQ, backoffQ and the unschedulable pool.
 
-Mirrors upstream's ``PriorityQueue``: activeQ pops the highest priority first, then the
-pod that entered the queue first (``QueuedPodInfo.Timestamp``, reset when a pod returns
-to the pool); pods that fail wait in the unschedulable pool until a cluster event moves
-them, to activeQ if their backoff (1 s doubling per attempt, at most 10 s, counted from
-the failure) has passed, else to backoffQ until it has. Pods that stay in the pool longer
-than ``podMaxInUnschedulablePodsDuration`` (5 min) are moved by a flush that runs every
-30 s (upstream ``flushUnschedulablePodsLeftover``); backoffQ is flushed every second.
-``fifo`` mode is the pre-1.9 behaviour: pods are taken in
-the order they (re-)entered the queue, whatever their priority.
+Three modes. ``1.36`` (the default) is kube-scheduler 1.36's ``PriorityQueue``
+(``pkg/scheduler/backend/queue``): as ``classic`` below, plus ``SchedulerPopFromBackoffQ``
+(beta, on): when activeQ is empty the head of backoffQ is popped even while it is still
+backing off (``activeQueue.unlockedPop``); backoffQ is ordered by the backoff expiry
+truncated to the 1 s ordering window, then as activeQ; a pod is backing off while that
+expiry is not before the current window (``backoffQueue.isPodBackingoff``), so the
+backoffQ flush that runs on every whole second releases it one window later. Which pool
+pods an event moves is decided by the caller with queueing hints (``sim/hints.py``).
+
+``classic`` is the design document's queue (seed 000): activeQ pops the highest priority
+first, then the pod that entered the queue first (``QueuedPodInfo.Timestamp``, reset
+when a pod returns to the pool); pods that fail wait in the unschedulable pool until a
+cluster event moves them, to activeQ if their backoff (1 s doubling per attempt, at most
+10 s, counted from the failure) has passed, else to backoffQ until it has. Pods that
+stay in the pool longer than ``podMaxInUnschedulablePodsDuration`` (5 min) are moved by
+a flush that runs every 30 s (upstream ``flushUnschedulablePodsLeftover``); backoffQ is
+flushed every second. Every pod deletion or node addition moves every pool pod. ``fifo``
+mode is the pre-1.9 behaviour: pods are taken in the order they (re-)entered the queue,
+whatever their priority.
 """
 
 from __future__ import annotations
@@ -19,8 +29,11 @@ from dataclasses import dataclass
 
 from kubepreempt.api.objects import Pod
 
-PRIORITY = "priority"
+UPSTREAM = "1.36"
+CLASSIC = "classic"
 FIFO = "fifo"
+PRIORITY = CLASSIC  # the name ``classic`` had before 1.36's queue became the default
+MODES = (UPSTREAM, CLASSIC, FIFO)
 INITIAL_BACKOFF = 1.0
 MAX_BACKOFF = 10.0
 # Upstream DefaultPodMaxInUnschedulablePodsDuration and the flush periods of
@@ -48,6 +61,17 @@ def backoff_tick(until: float) -> float:
     return float(tick)
 
 
+def aligned_backoff_expiry(timestamp: float, attempts: int) -> float:
+    """Upstream ``getBackoffTime`` with pop-from-backoffQ: ``Timestamp`` plus the backoff,
+    truncated to the 1 s ordering window (``alignToWindow``)."""
+    return float(math.floor(round(timestamp + backoff_duration(attempts), 9)))
+
+
+def window(now: float) -> float:
+    """The start of the 1 s ordering window ``now`` is in."""
+    return float(math.floor(round(now, 9)))
+
+
 def leftover_tick(failed_at: float) -> float:
     """The first pool flush (every 30 s from 0) that moves a pod which failed at
     ``failed_at``: the pod must have waited strictly longer than 5 minutes."""
@@ -65,6 +89,8 @@ class QueuedPod:
     where: str = ""  # "active", "backoff", "unschedulable", "" (popped / gone)
     token: int = 0  # invalidates stale heap entries
     failed_version: int = -1  # the simulator's state version at its last failure
+    rejectors: frozenset[str] = frozenset()  # UnschedulablePlugins of the last attempt
+    gated: bool = False  # held back by PreEnqueue (scheduling gates)
 
     def backoff_until(self) -> float:
         """When this pod's backoff ends: upstream ``getBackoffTime`` is Timestamp (reset at
@@ -77,13 +103,18 @@ class QueuedPod:
 class SchedulingQueue:
     """activeQ (heap), backoffQ (heap by expiry) and the unschedulable pool."""
 
-    def __init__(self, mode: str = PRIORITY) -> None:
-        if mode not in (PRIORITY, FIFO):
-            raise ValueError(f"queue mode must be {PRIORITY} or {FIFO}, not {mode!r}")
+    def __init__(self, mode: str = UPSTREAM) -> None:
+        if mode not in MODES:
+            raise ValueError(f"queue mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
+        self.upstream = mode == UPSTREAM
         self.info: dict[str, QueuedPod] = {}
         self._active: list[tuple] = []
-        self._backoff: list[tuple[float, int, int, str]] = []
+        self._backoff: list[tuple[tuple, int, str]] = []
+        # 1.36: pods that failed with no rejecting plugin (an error) wait in a separate
+        # podErrorBackoffQ, which activeQ never pops from early.
+        self._error_backoff: list[tuple[tuple, int, str]] = []
+        self.error_count = 0
         self.unschedulable: dict[str, QueuedPod] = {}
         self._seq = 0
         self.active_count = 0
@@ -95,10 +126,25 @@ class SchedulingQueue:
 
     # ---- entering the queue -------------------------------------------------------------
     def add(self, pod: Pod, now: float) -> None:
-        """A new pending pod: straight to activeQ."""
+        """A new pending pod: straight to activeQ, or to the pool while it has scheduling
+        gates (the SchedulingGates PreEnqueue plugin keeps it out of activeQ)."""
         q = QueuedPod(pod, now)
         self.info[pod.key] = q
+        if pod.scheduling_gates:
+            q.gated, q.rejectors = True, frozenset({"SchedulingGates"})
+            q.where = "unschedulable"
+            self.unschedulable[pod.key] = q
+            return
         self._to_active(q)
+
+    def ungate(self, key: str, now: float) -> float | None:
+        """The pod's last gate was removed: PreEnqueue passes, and a pod never attempted is
+        not backing off, so it goes to activeQ."""
+        q = self.info.get(key)
+        if q is None or not q.gated:
+            return None
+        q.gated = False
+        return self._backoff_or_active(q, now)
 
     def _to_active(self, q: QueuedPod) -> None:
         self._leave(q)
@@ -110,13 +156,33 @@ class SchedulingQueue:
         self.active_count += 1
 
     def _to_backoff(self, q: QueuedPod) -> float:
+        """Into backoffQ; returns the backoffQ flush that will release the pod."""
         self._leave(q)
         q.token = self._next()
-        until = q.backoff_until()
-        heapq.heappush(self._backoff, (until, q.token, q.token, q.pod.key))
-        q.where = "backoff"
+        heap, where = self._backoff, "backoff"
+        if self.upstream:
+            expiry = aligned_backoff_expiry(q.timestamp, q.attempts)
+            key: tuple = (expiry, -q.pod.priority, q.timestamp, q.token)
+            release = expiry + BACKOFF_FLUSH_PERIOD  # the first window after the expiry's
+            if not q.rejectors:
+                heap, where = self._error_backoff, "error"
+                key = (expiry, q.token)  # lessBackoffCompleted: expiry only
+                self.error_count += 1
+        else:
+            key = (q.backoff_until(), q.token)
+            release = backoff_tick(key[0])
+        heapq.heappush(heap, (key, q.token, q.pod.key))
+        q.where = where
         self.backoff_count += 1
-        return until
+        return release
+
+    def backing_off(self, q: QueuedPod, now: float) -> bool:
+        """Upstream ``isPodBackingoff`` (aligned to the window in 1.36 mode)."""
+        if q.attempts == 0:
+            return False
+        if self.upstream:
+            return aligned_backoff_expiry(q.timestamp, q.attempts) >= window(now)
+        return q.backoff_until() > now
 
     def _leave(self, q: QueuedPod) -> None:
         if q.where == "unschedulable":
@@ -125,26 +191,40 @@ class SchedulingQueue:
             self.active_count -= 1
         elif q.where == "backoff":
             self.backoff_count -= 1
+        elif q.where == "error":
+            self.backoff_count -= 1
+            self.error_count -= 1
         q.where = ""
 
     # ---- the scheduler's side ---------------------------------------------------------------
+    def ready(self) -> bool:
+        """True when ``pop`` would return a pod."""
+        return bool(self.active_count
+                    or (self.upstream and self.backoff_count > self.error_count))
+
     def pop(self, now: float) -> QueuedPod | None:
-        """The next pod to schedule (its attempt is counted), or None."""
-        while self._active:
-            _, token, key = heapq.heappop(self._active)
-            q = self.info.get(key)
-            if q is None or q.token != token or q.where != "active":
-                continue
-            self._leave(q)
-            q.attempts += 1
-            return q
+        """The next pod to schedule (its attempt is counted), or None. In 1.36 mode an
+        empty activeQ yields the head of backoffQ, backing off or not (never of the error
+        backoffQ: upstream ``popBackoff``)."""
+        heaps = (self._active, self._backoff) if self.upstream else (self._active,)
+        for heap in heaps:
+            while heap:
+                _, token, key = heapq.heappop(heap)
+                q = self.info.get(key)
+                if q is None or q.token != token or q.where not in ("active", "backoff"):
+                    continue
+                self._leave(q)
+                q.attempts += 1
+                return q
         return None
 
-    def failed(self, q: QueuedPod, now: float, moved_meanwhile: bool) -> float | None:
-        """A failed attempt: to the pool, or to backoffQ when a move request came during the
-        attempt (upstream ``moveRequestCycle``). Returns a backoff expiry to wake up at."""
+    def failed(self, q: QueuedPod, now: float, requeue: bool) -> float | None:
+        """A failed attempt: to the pool, or to backoffQ / activeQ when ``requeue`` (classic:
+        a move request came during the attempt, upstream ``moveRequestCycle``; 1.36: an
+        in-flight event's hint said Queue, or no plugin rejected the pod). Returns a
+        backoffQ flush to wake up at."""
         q.timestamp = now
-        if moved_meanwhile:
+        if requeue:
             return self._backoff_or_active(q, now)
         q.where = "unschedulable"
         self.unschedulable[q.pod.key] = q
@@ -158,19 +238,20 @@ class SchedulingQueue:
 
     # ---- cluster events -----------------------------------------------------------------------
     def _backoff_or_active(self, q: QueuedPod, now: float) -> float | None:
-        if q.backoff_until() <= now:
+        if not self.backing_off(q, now):
             self._to_active(q)
             return None
         return self._to_backoff(q)
 
     def move_all(self, now: float, only=None) -> list[float]:
-        """Move pool pods (all, or those ``only(pod)`` accepts) to activeQ or backoffQ.
+        """Move pool pods (all, or those ``only(queued_pod)`` accepts) to activeQ or
+        backoffQ. Gated pods stay.
 
-        Returns backoff expiries the caller must wake up at.
+        Returns backoffQ flushes the caller must wake up at.
         """
         wake: list[float] = []
         for q in list(self.unschedulable.values()):
-            if only is not None and not only(q.pod):
+            if q.gated or (only is not None and not only(q)):
                 continue
             until = self._backoff_or_active(q, now)
             if until is not None:
@@ -191,7 +272,8 @@ class SchedulingQueue:
 
         Returns None if nothing moved, else the backoff expiries to wake up at.
         """
-        stale = [q for q in self.unschedulable.values() if now - q.timestamp > max_wait]
+        stale = [q for q in self.unschedulable.values()
+                 if not q.gated and now - q.timestamp > max_wait]
         if not stale:
             return None
         wake: list[float] = []
@@ -203,11 +285,14 @@ class SchedulingQueue:
 
     def flush_backoff(self, now: float) -> None:
         """Move pods whose backoff has ended from backoffQ to activeQ."""
-        while self._backoff and self._backoff[0][0] <= now:
-            _, token, _, key = heapq.heappop(self._backoff)
-            q = self.info.get(key)
-            if q is not None and q.token == token and q.where == "backoff":
-                self._to_active(q)
+        limit = window(now) if self.upstream else now
+        for backoff in (self._backoff, self._error_backoff):
+            while backoff and (backoff[0][0][0] < limit if self.upstream
+                               else backoff[0][0][0] <= limit):
+                _, token, key = heapq.heappop(backoff)
+                q = self.info.get(key)
+                if q is not None and q.token == token and q.where in ("backoff", "error"):
+                    self._to_active(q)
 
     def pending(self) -> int:
         """Pods waiting in any of the three places."""

@@ -8,6 +8,8 @@ Annotations (all optional):
 * ``kubepreempt.io/duration`` (Pod): run time once bound; default forever.
 * ``kubepreempt.io/exit-after-signal`` (Pod): seconds a preempted/evicted pod takes to
   exit after SIGTERM; capped at ``terminationGracePeriodSeconds`` (default: the full period).
+* ``kubepreempt.io/ungate-after`` (Pod with ``spec.schedulingGates``): seconds after its
+  arrival at which its gates are removed; until then it never enters activeQ.
 * ``kubepreempt.io/removal`` (Node): when the node leaves; its pods are deleted then.
 * ``kubepreempt.io/replicas`` (Pod): the pod is a template for N pods named ``NAME-0``...;
   they arrive every ``kubepreempt.io/interval`` (default 0: together) or as a Poisson
@@ -30,11 +32,14 @@ machine.
 
 from __future__ import annotations
 
+import difflib
 import math
 import random
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TextIO
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
@@ -47,6 +52,7 @@ ARRIVAL = PREFIX + "arrival"
 DURATION = PREFIX + "duration"
 EXIT_AFTER = PREFIX + "exit-after-signal"
 REMOVAL = PREFIX + "removal"
+UNGATE_AFTER = PREFIX + "ungate-after"
 REPLICAS = PREFIX + "replicas"
 INTERVAL = PREFIX + "interval"
 RATE = PREFIX + "rate"
@@ -55,7 +61,18 @@ USAGE = {"memory": PREFIX + "memory-usage",
 SIM_KINDS = ("PodMetrics",)
 # ~2 KB per pod while simulating: a million pods is about 2 GB.
 DEFAULT_MAX_PODS = 1_000_000
+KUEUE_KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue",
+               "WorkloadPriorityClass", "Workload", "Configuration")
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
+#: Every annotation the simulator reads; another ``kubepreempt.io/`` one is a warning (a
+#: typo like ``kubepreempt.io/arival`` would otherwise silently do nothing).
+KNOWN_ANNOTATIONS = frozenset({ARRIVAL, DURATION, EXIT_AFTER, REMOVAL, REPLICAS, INTERVAL,
+                               RATE, *USAGE.values(),
+                               # sim/autoscaler.py's node groups
+                               *(PREFIX + n for n in ("node-group", "node-group-min",
+                                                      "node-group-max",
+                                                      "node-group-priority"))})
 
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -118,6 +135,7 @@ class PodPlan:
     via_kubelet: bool = False  # arrives with spec.nodeName: kubelet admission
     template: str = ""  # pods of one template share scheduling answers
     usage: dict[str, int] = field(default_factory=dict)  # modelled usage (bytes)
+    ungate_after: float | None = None  # seconds after arrival its gates are removed
     admitted: bool = False  # passed quota admission already (a controller created it)
 
 
@@ -146,6 +164,8 @@ class Scenario:
     pods: list[PodPlan] = field(default_factory=list)
     nodes: list[NodePlan] = field(default_factory=list)
     initial: dict[str, PodPlan] = field(default_factory=dict)  # running at time 0
+    kueue: Documents | None = None  # Kueue objects and queued Jobs (sim/kueue_actor.py)
+    rng: random.Random | None = None  # the seeded source of Poisson arrivals
     workloads: list[WorkloadPlan] = field(default_factory=list)  # run by controllers
 
     @property
@@ -228,22 +248,59 @@ def _arrivals(obj: RawObject, start: float, n: int, rng: random.Random) -> list[
     return [start + i * step for i in range(n)]
 
 
+def is_kueue_object(obj: RawObject) -> bool:
+    """Kueue's own kinds, and Jobs labelled ``kueue.x-k8s.io/queue-name`` (Kueue's Job
+    integration owns them: the Kueue actor admits them and creates their pods)."""
+    if obj.kind in KUEUE_KINDS:
+        return True
+    if obj.kind != "Job":
+        return False
+    meta = obj.body.get("metadata")
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return isinstance(labels, dict) and bool(labels.get(QUEUE_NAME_LABEL))
+
+
 def load_scenario(paths: Iterable[str], seed: int | None = None,
                   max_pods: int = DEFAULT_MAX_PODS) -> Scenario:
     """Load scenario files into the time-0 cluster and the timed pods and nodes."""
     return build_scenario(load_documents(paths), seed, max_pods)
 
 
+def warn_unknown_annotations(docs: Documents, stream: TextIO | None = None) -> None:
+    """One warning line naming the ``kubepreempt.io/`` annotations nothing reads."""
+    unknown: dict[str, str] = {}
+    for objs in docs.by_kind.values():
+        for obj in objs:
+            meta = obj.body.get("metadata")
+            notes = meta.get("annotations") if isinstance(meta, Mapping) else None
+            if isinstance(notes, Mapping):
+                for key in notes:
+                    if (isinstance(key, str) and key.startswith(PREFIX)
+                            and key not in KNOWN_ANNOTATIONS):
+                        unknown.setdefault(key, f"{obj.source}: {obj.kind} {obj.name}")
+    for key, where in sorted(unknown.items()):
+        hint = difflib.get_close_matches(key, sorted(KNOWN_ANNOTATIONS), n=1)
+        print(f"warning: {where}: unknown annotation {key}, ignored"
+              + (f" (did you mean {hint[0]}?)" if hint else ""), file=stream or sys.stderr)
+
+
 def build_scenario(docs: Documents, seed: int | None = None,
                    max_pods: int = DEFAULT_MAX_PODS) -> Scenario:
     """:func:`load_scenario` on already loaded documents."""
     rng = random.Random(seed)
+    warn_unknown_annotations(docs)
     base = Documents()
     later_pods: list[tuple[RawObject, float | None]] = []
     node_plans: list[tuple[RawObject, float, float | None]] = []
+    kueue = Documents()
     workloads: list[WorkloadPlan] = []
     for kind, objs in docs.by_kind.items():
         for obj in objs:
+            if is_kueue_object(obj):
+                kueue.add(obj)
+                continue
+            if kind == "PriorityClass":
+                kueue.add(obj)  # Workloads may name a PriorityClass too (and stay below)
             if kind == "Node":
                 arrival = _time(obj, ARRIVAL, 0.0) or 0.0
                 removal = _time(obj, REMOVAL, None)
@@ -255,6 +312,7 @@ def build_scenario(docs: Documents, seed: int | None = None,
                 arrival = _time(obj, ARRIVAL, None)
                 _time(obj, DURATION, None)  # validate early, before the cluster is built
                 _time(obj, EXIT_AFTER, None)
+                _time(obj, UNGATE_AFTER, None)
                 _usage(obj)
                 later_pods.append((obj, arrival))
                 continue
@@ -263,7 +321,9 @@ def build_scenario(docs: Documents, seed: int | None = None,
                 continue
             base.add(obj)
     cluster = build_cluster(base, warn=True, extra_kinds=SIM_KINDS)
-    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival))
+    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival), rng=rng)
+    if any(kind != "PriorityClass" for kind in kueue.by_kind):
+        scen.kueue = kueue
     for obj, arrival, removal in node_plans:
         with reading(obj):
             scen.nodes.append(NodePlan(parse_node(obj.body, obj.source), arrival, removal))
@@ -291,6 +351,10 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
             continue
         duration = _time(obj, DURATION, None)
         exit_after = _time(obj, EXIT_AFTER, None)
+        ungate_after = _time(obj, UNGATE_AFTER, None)
+        if ungate_after is not None and not pod.scheduling_gates:
+            raise InputError(f"{UNGATE_AFTER} is for pods with spec.schedulingGates",
+                             obj.source, "Pod", pod.key)
         usage = _usage(obj)
         n = _replicas(obj)
         if pod.node_name and n > 1:
@@ -310,7 +374,7 @@ def _add_pods(scen: Scenario, objs: list[tuple[RawObject, float | None]],
                 raise InputError("duplicate object", obj.source, "Pod", p.key)
             seen.add(p.key)
             plan = PodPlan(p, t, duration, exit_after, template=pod.key if n > 1 else "",
-                           usage=usage)
+                           usage=usage, ungate_after=ungate_after)
             if p.node_name and arrival is None:
                 scen.initial[p.key] = plan  # running at time 0
                 initial_starts.append(plan)

@@ -46,6 +46,7 @@ from kubepreempt.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
+from kubepreempt.scheduler.plugins import pod_counts
 
 NAME = "InterPodAffinity"
 ERR_AFFINITY = "node(s) didn't match pod affinity rules"
@@ -126,6 +127,17 @@ def affinity_index(cluster: Cluster) -> _AffinityIndex:
 class _Counts(dict):
     """topologyPair -> count; entries reaching zero are deleted (upstream ``update``)."""
 
+    def add_domains(self, cluster: Cluster, key: str, sums: np.ndarray) -> None:
+        """Add per-domain counts of topology ``key`` (from ``pod_counts.domain_sums``)."""
+        values = pod_counts.domains(cluster, key)[1]
+        for j in np.flatnonzero(sums).tolist():
+            pair = (key, values[j])
+            n = self.get(pair, 0) + int(sums[j])
+            if n == 0:
+                self.pop(pair, None)
+            else:
+                self[pair] = n
+
     def bump(self, node: Node, key: str, delta: int) -> None:
         value = node.labels.get(key)
         if value is None:
@@ -147,17 +159,52 @@ class _FilterState:
     pod_required: tuple[PodAffinityTerm, ...]
     anti_required: tuple[PodAffinityTerm, ...]
     self_match: bool  # the pod matches all its own required affinity terms
-    existing_anti: _Counts = field(default_factory=_Counts)
-    affinity: _Counts = field(default_factory=_Counts)
-    anti: _Counts = field(default_factory=_Counts)
+    # "existing_anti" / "affinity" / "anti" -> topologyPair counts (upstream's three maps).
+    maps: dict[str, _Counts] = field(default_factory=lambda: {
+        "existing_anti": _Counts(), "affinity": _Counts(), "anti": _Counts()})
+    # Per-domain sums (map name, topology key, sums) not yet added to ``maps``: the vector
+    # filter never needs the maps, and building one pair per hostname would dominate.
+    pending: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
+    cluster: Cluster | None = None
+    # The three as per-node counts (topology key -> array over nodes), for the vector
+    # filter; None once what-if updates made the maps the only truth.
+    vec: _NodeCounts | None = None
+    # ``has`` answers while ``vec`` is set (the maps change only through what-if
+    # updates, which drop ``vec``): the pick cache filters one node per bind.
+    known: dict[str, bool] = field(default_factory=dict)
+
+    def _map(self, which: str) -> _Counts:
+        if self.pending:
+            for name, key, sums in self.pending:
+                self.maps[name].add_domains(self.cluster, key, sums)
+            self.pending = []
+        return self.maps[which]
+
+    existing_anti = property(lambda self: self._map("existing_anti"))
+    affinity = property(lambda self: self._map("affinity"))
+    anti = property(lambda self: self._map("anti"))
+
+    def has(self, which: str) -> bool:
+        """Whether map ``which`` has an entry (without building it)."""
+        if self.vec is None:
+            return self._has(which)
+        hit = self.known.get(which)
+        if hit is None:
+            hit = self.known[which] = self._has(which)
+        return hit
+
+    def _has(self, which: str) -> bool:
+        return bool(self.maps[which]) or any(
+            name == which and sums.any() for name, _, sums in self.pending)
 
     def clone(self) -> _FilterState:
         return _FilterState(self.pod, self.ns_labels, self.pod_required, self.anti_required,
-                            self.self_match, _Counts(self.existing_anti),
-                            _Counts(self.affinity), _Counts(self.anti))
+                            self.self_match, {k: _Counts(self._map(k)) for k in self.maps},
+                            cluster=self.cluster)
 
     def update_with_pod(self, other: Pod, node: Node, delta: int) -> None:
         """Upstream ``preFilterState.updateWithPod``."""
+        self.vec = None
         aff = other.affinity
         if aff is not None:
             for t in aff.anti_required:
@@ -195,6 +242,92 @@ class _FilterState:
                 if counts.get(pair, 0) > 0:
                     return _EXISTING_ANTI_FAIL
         return None
+
+
+@dataclass(slots=True)
+class _NodeCounts:
+    """Per topology key, each node's domain count (0 where the node lacks the label)."""
+
+    existing_anti: dict[str, np.ndarray]
+    affinity: dict[str, np.ndarray]
+    anti: dict[str, np.ndarray]
+
+
+def _check_nodes(s: _FilterState, vec: _NodeCounts, cluster: Cluster, nodes: np.ndarray
+                 ) -> list[tuple[np.ndarray, Status]]:
+    """``_FilterState.check`` for many nodes at once, from the per-node counts."""
+    failed = np.zeros(nodes.size, bool)
+    out: list[tuple[np.ndarray, Status]] = []
+    if s.pod_required:
+        missing = np.zeros(nodes.size, bool)
+        pods_exist = np.ones(nodes.size, bool)
+        for t in s.pod_required:
+            ids = pod_counts.domains(cluster, t.topology_key)[0][nodes]
+            missing |= ids < 0
+            pods_exist &= vec.affinity[t.topology_key][nodes] > 0
+        first_of_group = not s.has("affinity") and s.self_match
+        bad = missing | (~pods_exist & (not first_of_group))
+        if bad.any():
+            out.append((nodes[bad], _AFFINITY_FAIL))
+            failed |= bad
+    if s.has("anti"):
+        bad = np.zeros(nodes.size, bool)
+        for t in s.anti_required:
+            bad |= vec.anti[t.topology_key][nodes] > 0
+        bad &= ~failed
+        if bad.any():
+            out.append((nodes[bad], _ANTI_FAIL))
+            failed |= bad
+    if s.has("existing_anti"):
+        bad = np.zeros(nodes.size, bool)
+        for arr in vec.existing_anti.values():
+            bad |= arr[nodes] > 0
+        bad &= ~failed
+        if bad.any():
+            out.append((nodes[bad], _EXISTING_ANTI_FAIL))
+    return out
+
+
+# Items of the bound pods' terms as CarriedTerms counts them: (kind, term, weight).
+_ANTI, _AFF, _PREF, _ANTI_PREF = "anti", "aff", "pref", "anti-pref"
+
+
+def _carried(pod: Pod) -> Iterable[tuple[str, PodAffinityTerm, int]]:
+    aff = pod.affinity
+    for t in aff.anti_required:
+        yield (_ANTI, t, 0)
+    for t in aff.pod_required:
+        yield (_AFF, t, HARD_POD_AFFINITY_WEIGHT)
+    for wt in aff.pod_preferred:
+        yield (_PREF, wt.term, wt.weight)
+    for wt in aff.anti_preferred:
+        yield (_ANTI_PREF, wt.term, -wt.weight)
+
+
+def _carried_terms(cluster: Cluster) -> dict:
+    return pod_counts.carried_terms(cluster, NAME, _carried)
+
+
+def _matching(cluster: Cluster, terms: tuple[PodAffinityTerm, ...], all_of: bool,
+              ns_labels: NsLabels) -> np.ndarray:
+    """Per node, bound pods matching ``terms`` (all of them, or the one term)."""
+    if all_of:
+        return pod_counts.node_pod_counts(
+            cluster, (NAME, "all", terms), lambda p: _matches_all(terms, p, ns_labels))
+    term = terms[0]
+    return pod_counts.node_pod_counts(
+        cluster, (NAME, "one", term), lambda p: term_matches(term, p, ns_labels))
+
+
+def _add_node_counts(target: dict[str, np.ndarray], cluster: Cluster, key: str,
+                     per_node: np.ndarray) -> np.ndarray:
+    """Add ``per_node`` counts into ``target[key]`` as domain totals spread back to nodes;
+    returns the domain sums added."""
+    sums = pod_counts.domain_sums(cluster, key, per_node)
+    spread = pod_counts.per_node(cluster, key, sums)
+    prev = target.get(key)
+    target[key] = spread if prev is None else prev + spread
+    return sums
 
 
 def _weighted(terms, weight_sign: int):
@@ -244,44 +377,112 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
         pod_required = aff.pod_required if aff is not None else ()
         anti_required = aff.anti_required if aff is not None else ()
         s = _FilterState(pod, ns_labels, pod_required, anti_required,
-                         _matches_all(pod_required, pod, ns_labels))
-        nodes = cluster.nodes
-        for i, existing in affinity_index(cluster).with_required_anti:
-            node = nodes[i]
-            for t in existing.affinity.anti_required:
-                if term_matches(t, pod, ns_labels):
-                    s.existing_anti.bump(node, t.topology_key, 1)
+                         _matches_all(pod_required, pod, ns_labels), cluster=cluster)
+        vec = _NodeCounts({}, {}, {})
+        pending = s.pending
+        # Bound pods' required anti-affinity terms that match this pod, counted per node.
+        for (kind, term, _), counts in _carried_terms(cluster).items():
+            if kind == _ANTI and term_matches(term, pod, ns_labels):
+                key = term.topology_key
+                pending.append(("existing_anti", key, _add_node_counts(
+                    vec.existing_anti, cluster, key, counts)))
         if pod_required or anti_required:
-            for i, pods in enumerate(cluster.node_pods):
-                if not pods:
-                    continue
-                node = nodes[i]
-                for existing in pods.values():
-                    if pod_required and _matches_all(pod_required, existing, ns_labels):
-                        for t in pod_required:
-                            s.affinity.bump(node, t.topology_key, 1)
-                    for t in anti_required:
-                        if term_matches(t, existing, ns_labels):
-                            s.anti.bump(node, t.topology_key, 1)
-        elif not s.existing_anti:
+            if pod_required:
+                counts = _matching(cluster, pod_required, True, ns_labels)
+                for t in pod_required:
+                    key = t.topology_key
+                    pending.append(("affinity", key, _add_node_counts(
+                        vec.affinity, cluster, key, counts)))
+            for t in anti_required:
+                counts = _matching(cluster, (t,), False, ns_labels)
+                key = t.topology_key
+                pending.append(("anti", key,
+                                _add_node_counts(vec.anti, cluster, key, counts)))
+        elif not s.has("existing_anti"):
             return _SKIP  # upstream: nothing can reject a node
+        s.vec = vec
         state.data[NAME] = s
         return None
 
+    def node_local_now(self, state: CycleState) -> bool:
+        """Whether, after PreFilter, this cycle's verdict on a node depends only on that
+        node and its pods (the per-signature pick cache may then keep it per node).
+
+        So when the pod has no required affinity terms (the first-of-group rule looks at
+        the whole cluster) and every topology key counted (the pod's anti-affinity terms,
+        bound pods' anti-affinity terms matching it) has one node per domain, as
+        ``kubernetes.io/hostname`` has: a node's count is then its own pods'. The cache's
+        key must then also hold what term matching reads of the pod (labels, namespace).
+        """
+        s = state.data.get(NAME)
+        if not isinstance(s, _FilterState) or s.vec is None or s.pod_required:
+            return False
+        cluster = state.cluster
+        return all(pod_counts.one_node_per_domain(cluster, key)
+                   for counts in (s.vec.existing_anti, s.vec.anti) for key in counts)
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+        s = self._state(state)
+        if isinstance(s, _FilterState) and s.vec is not None:
+            return _check_nodes(s, s.vec, state.cluster, nodes)
+        return super().filter_nodes(state, nodes)
+
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
-        state.data[self.score_key] = topology_scores(state.pod, state.cluster, self.hard_weight)
+        # () when upstream's PreScore returns Skip, else (raw scores of every node,).
+        raw = node_scores(state.pod, state.cluster, self.hard_weight)
+        state.data[self.score_key] = () if raw is None else (raw,)
+
+    def pre_score_skips(self, state: CycleState) -> bool:
+        """Run PreScore (its result does not depend on the nodes) and say whether it
+        Skips, every node then scoring 0: the pick cache leaves the plugin out."""
+        self.pre_score(state, np.empty(0, np.int64))
+        return not state.data[self.score_key]
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
-        topo = state.data.get(self.score_key)
-        if topo is None:
-            topo = topology_scores(state.pod, state.cluster, self.hard_weight)
-        if not topo:  # upstream PreScore returns Skip: every node scores 0
+        entry = state.data.get(self.score_key)
+        if entry is None:
+            raw = node_scores(state.pod, state.cluster, self.hard_weight)
+            entry = () if raw is None else (raw,)
+        if not entry:  # upstream PreScore returns Skip: every node scores 0
             return np.zeros(nodes.size, np.int64)
-        all_nodes = state.cluster.nodes
-        raw = np.fromiter((_node_score(topo, all_nodes[i].labels) for i in nodes.tolist()),
-                          np.int64, nodes.size)
-        return normalize(raw)
+        return normalize(entry[0][nodes])
+
+
+def node_scores(pod: Pod, cluster: Cluster,
+                hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> np.ndarray | None:
+    """Each node's raw score: the summed weights of its topology domains (upstream PreScore
+    and Score before normalising), from the incremental per-node counts. None when no
+    term contributes (upstream's PreScore Skip)."""
+    ns_labels = cluster.namespace_labels
+    aff = pod.affinity
+    weighted: dict[str, np.ndarray] = {}  # topology key -> per-node weight, before domains
+    contributes = False  # upstream's topologyScore map gets an entry (else PreScore Skip)
+
+    def add(key: str, counts: np.ndarray, weight: int) -> None:
+        nonlocal contributes
+        if not contributes:
+            contributes = bool(counts[pod_counts.domains(cluster, key)[0] >= 0].any())
+        prev = weighted.get(key)
+        weighted[key] = counts * weight if prev is None else prev + counts * weight
+
+    if aff is not None:
+        for terms, sign in ((aff.pod_preferred, 1), (aff.anti_preferred, -1)):
+            for wt in terms:
+                add(wt.term.topology_key, _matching(cluster, (wt.term,), False, ns_labels),
+                    wt.weight * sign)
+    for (kind, term, weight), counts in _carried_terms(cluster).items():
+        if kind == _ANTI or (kind == _AFF and hard_weight <= 0):
+            continue
+        if term_matches(term, pod, ns_labels):
+            add(term.topology_key, counts, hard_weight if kind == _AFF else weight)
+    if not contributes:
+        return None
+    raw = np.zeros(len(cluster.nodes), np.int64)
+    for key, per_node in weighted.items():
+        sums = pod_counts.domain_sums(cluster, key, per_node)
+        raw += pod_counts.per_node(cluster, key, sums)
+    return raw
 
 
 def _node_score(topo: dict[str, dict[str, int]], labels: Mapping[str, str]) -> int:
@@ -295,7 +496,8 @@ def _node_score(topo: dict[str, dict[str, int]], labels: Mapping[str, str]) -> i
 
 def topology_scores(pod: Pod, cluster: Cluster,
                     hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> dict[str, dict[str, int]]:
-    """Upstream PreScore: topologyKey -> value -> summed weights (empty means Skip)."""
+    """Upstream PreScore by a full scan: topologyKey -> value -> summed weights (empty
+    means Skip). The reference for :func:`node_scores` (tests compare the two)."""
     ns_labels = cluster.namespace_labels
     aff = pod.affinity
     incoming: list[tuple[PodAffinityTerm, int]] = []
@@ -338,6 +540,14 @@ def topology_scores(pod: Pod, cluster: Cluster,
     return topo
 
 
+def reference_node_scores(pod: Pod, cluster: Cluster,
+                          hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> np.ndarray:
+    """Each node's raw score from :func:`topology_scores` (the full scan)."""
+    topo = topology_scores(pod, cluster, hard_weight)
+    return np.fromiter((_node_score(topo, n.labels) for n in cluster.nodes), np.int64,
+                       len(cluster.nodes))
+
+
 def normalize(raw: np.ndarray) -> np.ndarray:
     """Upstream NormalizeScore: ``int(100 * (s - min) / (max - min))``, 0 when all equal."""
     if raw.size == 0:
@@ -346,6 +556,6 @@ def normalize(raw: np.ndarray) -> np.ndarray:
     diff = hi - lo
     if diff <= 0:
         return np.zeros(raw.size, np.int64)
-    # float64 as upstream: MaxNodeScore * (float(s - min) / float(diff)), truncated.
-    return np.fromiter((int(MAX_NODE_SCORE * (float(s - lo) / float(diff)))
-                        for s in raw.tolist()), np.int64, raw.size)
+    # float64 as upstream: MaxNodeScore * (float(s - min) / float(diff)), truncated (the
+    # operands are >= 0, so truncation is the floor numpy's cast takes).
+    return (MAX_NODE_SCORE * ((raw - lo).astype(np.float64) / float(diff))).astype(np.int64)

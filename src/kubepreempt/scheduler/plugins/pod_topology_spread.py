@@ -24,8 +24,9 @@ A pod without ``topologySpreadConstraints`` is scored with the system defaults
 the pods ``helper.DefaultSelector`` picks from the input's Services, ReplicationControllers,
 ReplicaSets and StatefulSets (:mod:`kubepreempt.api.spread_sources`); with system defaults
 a node need not carry every topology key (``requireAllTopologies`` is false).
-Scores are computed with numpy over all nodes; per-node matching-pod counts are cached per
-(namespace, selector) and refreshed from ``Cluster.change_log``.
+Scores, PreFilter's domain counts and Filter are computed with numpy over all nodes;
+per-node matching-pod counts are cached per (namespace, selector) and refreshed from
+``Cluster.change_log``, the eligible nodes and their domains per node set.
 ``matchLabelKeys`` are already merged into each selector when the pod is parsed.
 
 ``defaultingType: List`` (``PodTopologySpreadArgs``) replaces the system defaults: a pod
@@ -56,6 +57,7 @@ from kubepreempt.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
+from kubepreempt.scheduler.plugins import pod_counts
 from kubepreempt.scheduler.plugins.node_match import (
     pod_matches_node_selector_and_affinity,
     pod_tolerates_node_taints,
@@ -116,6 +118,9 @@ class _FilterState:
     counts: list[dict[str, int]]
     mins: list[int | None]
     self_match: list[bool]
+    # Per constraint, the counts per domain index of its key (pod_counts.domains), for the
+    # vector filter; None once what-if updates made the dicts the only truth.
+    vec: list[np.ndarray] | None = None
 
     def clone(self) -> _FilterState:
         return _FilterState(self.pod, self.constraints, [dict(c) for c in self.counts],
@@ -133,6 +138,7 @@ class _FilterState:
 
     def update_with_pod(self, other: Pod, node: Node, delta: int) -> None:
         """Upstream ``updateWithPod`` (no terminating check there, as upstream)."""
+        self.vec = None
         pod = self.pod
         if other.namespace != pod.namespace or not has_all_keys(node, self.constraints):
             return
@@ -219,24 +225,104 @@ def pre_filter_state(pod: Pod, cluster: Cluster,
                      ) -> _FilterState | None:
     """Upstream ``calPreFilterState`` (None when the pod has no hard constraints).
 
-    ``spread``: the constraints to use instead of the pod's own (List defaults)."""
+    ``spread``: the constraints to use instead of the pod's own (List defaults). Counts
+    come from per-node counts kept incrementally (``pod_counts``) summed per domain over
+    the eligible nodes; a domain exists when an eligible node carries it.
+    """
     constraints = _constraints(pod, DO_NOT_SCHEDULE, spread)
     if not constraints:
         return None
-    counts: list[dict[str, int]] = [{} for _ in constraints]
-    ns = pod.namespace
-    for i, node in enumerate(cluster.nodes):
-        if not has_all_keys(node, constraints):
-            continue
-        pods = cluster.node_pods[i].values()
-        for ci, c in enumerate(constraints):
-            if not node_included(c, pod, node):
-                continue
-            value = node.labels[c.topology_key]
-            domain = counts[ci]
-            domain[value] = domain.get(value, 0) + count_matching(pods, c.selector, ns)
+    counts: list[dict[str, int]] = []
+    vec: list[np.ndarray] = []
+    for c in constraints:
+        domains = _eligible_domains(pod, cluster, constraints, c)
+        per_node = match_counts(cluster, c.selector, pod.namespace)
+        sums = np.bincount(domains.ids, weights=per_node if domains.rows is None
+                           else per_node[domains.rows],
+                           minlength=len(domains.values)).astype(np.int64)
+        counts.append({domains.values[j]: int(sums[j]) for j in domains.present})
+        vec.append(sums)
     return _FilterState(pod, constraints, counts, [None] * len(constraints),
-                        [selector_matches(c.selector, pod.labels) for c in constraints])
+                        [selector_matches(c.selector, pod.labels) for c in constraints], vec)
+
+
+@dataclass(slots=True)
+class _Domains:
+    """The eligible nodes of a constraint and their domains (pod-independent parts)."""
+
+    rows: np.ndarray | None  # eligible node indices; None: every node
+    ids: np.ndarray  # their domain indices (pod_counts.domains)
+    values: list[str]
+    present: list[int]  # domain indices holding an eligible node
+
+
+def _eligible_domains(pod: Pod, cluster: Cluster,
+                      constraints: tuple[TopologySpreadConstraint, ...],
+                      c: TopologySpreadConstraint) -> _Domains:
+    def compute(cl: Cluster) -> _Domains:
+        mask = eligible_nodes(pod, cl, constraints, c)
+        all_ids, values = pod_counts.domains(cl, c.topology_key)
+        rows = None if mask.all() else np.flatnonzero(mask)
+        ids = all_ids if rows is None else all_ids[rows]
+        present = np.flatnonzero(np.bincount(ids, minlength=len(values))).tolist()
+        return _Domains(rows, ids, values, present)
+    key = _eligible_key(pod, constraints, c)
+    if key is None:
+        return compute(cluster)
+    return cluster.node_cached((*key, "domains", c.topology_key), compute)
+
+
+def _eligible_key(pod: Pod, constraints: tuple[TopologySpreadConstraint, ...],
+                  c: TopologySpreadConstraint) -> tuple | None:
+    """What ``eligible_nodes`` depends on besides the nodes (None: unhashable)."""
+    affinity = pod.affinity.node_required if pod.affinity is not None else None
+    key = (NAME, "eligible", tuple(x.topology_key for x in constraints),
+           (tuple(sorted(pod.node_selector.items())), affinity)
+           if c.node_affinity_policy == "Honor" else None,
+           pod.tolerations if c.node_taints_policy == "Honor" else None)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def eligible_nodes(pod: Pod, cluster: Cluster,
+                   constraints: tuple[TopologySpreadConstraint, ...],
+                   c: TopologySpreadConstraint) -> np.ndarray:
+    """Nodes carrying every constraint's key that pass ``c``'s inclusion policies, as a
+    mask over all nodes (memoised per node set and the fields it depends on)."""
+    def compute(cl: Cluster) -> np.ndarray:
+        return np.fromiter((has_all_keys(n, constraints) and node_included(c, pod, n)
+                            for n in cl.nodes), bool, len(cl.nodes))
+    key = _eligible_key(pod, constraints, c)
+    return compute(cluster) if key is None else cluster.node_cached(key, compute)
+
+
+def _check_nodes(s: _FilterState, vec: list[np.ndarray], cluster: Cluster,
+                 nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+    """``_FilterState.check`` for many nodes: each gets the first failing constraint's
+    status, in constraint order."""
+    decided = np.zeros(nodes.size, bool)
+    label_fail = np.zeros(nodes.size, bool)
+    skew_fail = np.zeros(nodes.size, bool)
+    for i, c in enumerate(s.constraints):
+        ids = pod_counts.domains(cluster, c.topology_key)[0][nodes]
+        missing = (ids < 0) & ~decided
+        label_fail |= missing
+        decided |= missing
+        if not vec[i].size:  # no node carries the key: every node failed above
+            continue
+        skew = vec[i][np.maximum(ids, 0)] + int(s.self_match[i]) - s.min_match(i)
+        bad = (skew > c.max_skew) & ~decided
+        skew_fail |= bad
+        decided |= bad
+    out = []
+    if label_fail.any():
+        out.append((nodes[label_fail], _LABEL_FAIL))
+    if skew_fail.any():
+        out.append((nodes[skew_fail], _SKEW_FAIL))
+    return out
 
 
 def soft_constraints(pod: Pod, cluster: Cluster,
@@ -302,6 +388,36 @@ def match_counts(cluster: Cluster, selector: LabelSelector | None, namespace: st
     return entry.counts
 
 
+class _DomainSums:
+    """Per domain, the summed per-node counts of the eligible nodes, and the per-node
+    counts they were summed from (a bind then updates one domain, not a bincount)."""
+
+    __slots__ = ("sums", "folded")
+
+    def __init__(self) -> None:
+        self.sums: np.ndarray | None = None
+        self.folded: np.ndarray | None = None
+
+
+def _domain_sums(cluster: Cluster, key: tuple, codes: np.ndarray, eligible: np.ndarray,
+                 counts: np.ndarray, width: int) -> np.ndarray:
+    """``bincount(codes[eligible], counts[eligible])`` kept incrementally; ``key`` names
+    the counts (namespace, selector) and the eligibility (topology key, keys required).
+    Memoised per node generation, so codes and eligibility stand. Do not mutate."""
+    entry = cluster.node_cached(("PodTopologySpread/domain-sums", key), lambda c: _DomainSums())
+    if entry.sums is None or entry.folded is None:
+        entry.sums = np.bincount(codes[eligible], weights=counts[eligible],
+                                 minlength=width).astype(np.int64)
+        entry.folded = counts.copy()
+        return entry.sums
+    changed = np.flatnonzero(counts != entry.folded)
+    if changed.size:
+        add = changed[eligible[changed]]
+        np.add.at(entry.sums, codes[add], counts[add] - entry.folded[add])
+        entry.folded[changed] = counts[changed]
+    return entry.sums
+
+
 def _included(c: TopologySpreadConstraint, pod: Pod, cluster: Cluster) -> np.ndarray | None:
     """``matchNodeInclusionPolicies`` per node; None when every node is included."""
     affinity = c.node_affinity_policy == "Honor" and (
@@ -341,15 +457,20 @@ def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
             weight = math.log(scored.size + 2)
             cnt = counts[nodes]  # the node's own pods (Score counts them directly)
         else:
-            domains = np.unique(codes[scored])
-            weight = math.log(domains.size + 2)
-            eligible = all_keys.copy()
-            inc = _included(c, pod, cluster)
-            if inc is not None:
-                eligible &= inc
             width = int(codes.max()) + 1 if codes.size else 0
-            per_domain = np.bincount(codes[eligible], weights=counts[eligible],
-                                     minlength=width).astype(np.int64)
+            seen = np.zeros(width, bool)  # the distinct codes, without np.unique's sort
+            seen[codes[scored]] = True
+            weight = math.log(int(seen.sum()) + 2)
+            inc = _included(c, pod, cluster)
+            if inc is None:
+                required = tuple(sorted({k.topology_key for k in constraints})
+                                 ) if require_all else ()
+                per_domain = _domain_sums(cluster, (ns, c.selector, c.topology_key, required),
+                                          codes, all_keys, counts, width)
+            else:
+                eligible = all_keys & inc
+                per_domain = np.bincount(codes[eligible], weights=counts[eligible],
+                                         minlength=width).astype(np.int64)
             cnt = per_domain[codes[nodes]]  # only feasible nodes' domains are read
         part = cnt.astype(np.float64) * weight + float(c.max_skew - 1)
         raw += np.where(has[nodes], part, 0.0)  # Score skips a constraint without the label
@@ -429,6 +550,12 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
             return _SKIP
         state.data[NAME] = s
         return None
+
+    def filter_nodes(self, state: CycleState, nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+        s = self._state(state)
+        if isinstance(s, _FilterState) and s.vec is not None:
+            return _check_nodes(s, s.vec, state.cluster, nodes)
+        return super().filter_nodes(state, nodes)
 
     # ---- scoring ------------------------------------------------------------------------
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:

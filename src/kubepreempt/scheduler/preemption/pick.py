@@ -28,6 +28,8 @@ TIE_BREAKS = (
     "latest start time of the highest-priority victims",
     "first node by name",
 )
+#: What decided when there was nothing to break a tie between.
+ONLY_CANDIDATE = "only candidate"
 
 
 @dataclass(slots=True)
@@ -82,6 +84,8 @@ class CandidateMetrics:
 def pick_one_node(metrics: CandidateMetrics) -> tuple[int, str]:
     """Upstream ``pickOneNodeForPreemption``: the winning row and the deciding step."""
     rows = np.arange(metrics.violations.size)
+    if rows.size == 1:
+        return 0, ONLY_CANDIDATE
     steps = ((metrics.violations, False), (metrics.highest, False),
              (metrics.priority_sum, False), (metrics.count, False), (metrics.earliest, True))
     for step, (values, latest_wins) in zip(TIE_BREAKS, steps, strict=False):

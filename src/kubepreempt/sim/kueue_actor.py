@@ -1,0 +1,746 @@
+"""Kueue as an actor of the simulator: quota admission over time, then kube-scheduler.
+
+Workloads (plain ``Workload`` objects, or ``batch/v1`` Jobs labelled
+``kueue.x-k8s.io/queue-name`` turned into one Workload with one pod set of
+``parallelism`` pods, as Kueue's Job integration does) wait in their ClusterQueue's
+queue. Each Kueue scheduling cycle (upstream ``pkg/scheduler/scheduler.go``):
+
+1. pops the head of every ClusterQueue with pending workloads;
+2. nominates each: flavor assignment (:class:`~kubepreempt.kueue.flavors.FlavorAssigner`)
+   and, in Preempt mode, targets (:func:`~kubepreempt.kueue.preemption.get_targets`);
+3. orders the entries as Kueue does (:mod:`kubepreempt.sim.kueue_order`: classical, or
+   the fair-sharing tournament);
+4. processes them in order: NoFit and Preempt-without-targets are requeued; an entry
+   whose targets overlap an earlier entry's, or that no longer fits after the earlier
+   entries of this cycle, is skipped; otherwise its usage is assumed for the rest of the
+   cycle and it is admitted (Fit) or its targets are evicted (Preempt);
+5. requeues the rest per queueing strategy: StrictFIFO always back to the heap;
+   BestEffortFIFO back to the heap only after nomination or pending preemption, else
+   into the inadmissible set until quota is released in its cohort.
+
+The loop backs off as ``wait.UntilWithBackoff`` (1 ms doubling to 100 ms after a cycle
+that admits nothing). A cycle that changed nothing is not repeated until something
+changes (its answer would be the same), so idle waits cost no events.
+
+An admitted workload's pods are created with the flavors' ``nodeLabels`` added to their
+``nodeSelector`` and the flavors' ``tolerations`` appended, then go through the
+simulated kube-scheduler. A preempted workload gets ``Evicted``/``Preempted``
+conditions, its pods are deleted (they terminate with their grace period), its quota is
+released once the last pod is gone, and it is requeued. A workload finishes when all its
+pods succeeded. A pod lost otherwise (preempted by kube-scheduler, node removed) is
+replaced while the workload stays admitted, as the Job controller does.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.api.objects import Pod, parse_pod
+from kubepreempt.kueue.admission import KueueInputs, load_inputs, queue_path
+from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
+from kubepreempt.kueue.fair import dominant_resource_share
+from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
+from kubepreempt.kueue.objects import (
+    PC_SOURCE,
+    WPC_SOURCE,
+    Condition,
+    Workload,
+    parse_workload,
+)
+from kubepreempt.kueue.oracle import preemption_oracle
+from kubepreempt.kueue.preemption import (
+    Target,
+    fits_with,
+    get_targets,
+    queue_order_time,
+    resources_requiring_preemption,
+)
+from kubepreempt.kueue.quota import CohortState, PodSetResources, Snapshot, WorkloadInfo
+from kubepreempt.kueue.semantics import semantics_for
+from kubepreempt.manifests import Documents, RawObject
+from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kueue_order import classical_key, fair_sharing_iterator, v07_fair_key
+from kubepreempt.sim.scenario import (
+    ARRIVAL,
+    DURATION,
+    EXIT_AFTER,
+    QUEUE_NAME_LABEL,
+    PodPlan,
+    _arrivals,
+    _replicas,
+    _time,
+)
+
+if TYPE_CHECKING:
+    from kubepreempt.sim.engine import Simulator
+
+PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+STRICT_FIFO = "StrictFIFO"
+# wait.UntilWithBackoff: 1 ms after the first cycle that admits nothing, doubling to 100 ms.
+INITIAL_BACKOFF = 0.001
+MAX_BACKOFF = 0.1
+# Requeue reasons that put a BestEffortFIFO workload straight back in the heap.
+_IMMEDIATE = ("FailedAfterNomination", "PendingPreemption")
+# A workload preempted, readmitted and preempting its preemptor back within this window
+# is reported as a preemption cycle (the fair-sharing flapping users report upstream).
+CYCLE_WINDOW = 600.0
+
+
+@dataclass(slots=True)
+class SimWorkload:
+    """One workload's life: its Kueue object, pods, and what happened to it."""
+
+    wl: Workload
+    template: dict[str, Any]  # pod template (metadata + spec)
+    pod_set: str
+    count: int
+    duration: float | None
+    exit_after: float | None
+    state: str = "pending"  # pending, admitted, evicting, finished
+    queued_at: float = 0.0
+    cluster_queue: str = ""
+    info: WorkloadInfo | None = None  # while it holds quota
+    flavors: dict[str, str] = field(default_factory=dict)
+    pods: dict[str, Pod] = field(default_factory=dict)  # live pods by key
+    succeeded: int = 0
+    created: int = 0  # pods created so far (names)
+    admitted_at: float | None = None
+    running: int = 0
+    admissions: list[dict[str, Any]] = field(default_factory=list)
+    preemptions: list[dict[str, Any]] = field(default_factory=list)
+    # (state of its cohort tree, its own state) -> the nomination made on that state
+    nomination: tuple[tuple[int, int], _Entry] | None = None
+
+
+@dataclass(slots=True)
+class _Entry:
+    sw: SimWorkload
+    info: WorkloadInfo
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    reason: str = ""  # requeue reason
+    status: str = ""  # "", skipped, assumed, nominated
+    message: str = ""
+
+
+class KueueActor(Actor):
+    """Kueue's scheduler, queue manager and Job integration in the simulation."""
+
+    def __init__(self, sim: Simulator, docs: Documents, version: str) -> None:
+        self.sim = sim
+        self.sem = semantics_for(version)
+        # Podless (Kueue's own scheduler benchmark, "minimalkueue"): an admitted workload
+        # creates no pods and finishes its duration after admission.
+        self.podless = False
+        self.started = False
+        wl_docs = docs.of("Workload")
+        jobs = docs.of("Job")
+        base = Documents()
+        for kind, objs in docs.by_kind.items():
+            if kind not in ("Workload", "Job"):
+                for obj in objs:
+                    base.add(obj)
+        self.inputs: KueueInputs = load_inputs(base, version=version)
+        self.tolerations = {
+            obj.name: list((obj.body.get("spec") or {}).get("tolerations") or [])
+            for obj in docs.of("ResourceFlavor")}
+        self.snap = Snapshot(self.inputs.cluster_queues.values(), self.inputs.flavors, [],
+                             self.inputs.config, self.inputs.cohorts)
+        self.workloads: dict[str, SimWorkload] = {}
+        self.arrivals: list[tuple[float, SimWorkload]] = []
+        self.pod_owner: dict[str, SimWorkload] = {}
+        self.active: dict[str, list[tuple]] = {name: [] for name in self.inputs.cluster_queues}
+        self.inadmissible: dict[str, dict[str, SimWorkload]] = {
+            name: {} for name in self.inputs.cluster_queues}
+        self.seq = 0
+        self.to_release: list[SimWorkload] = []
+        self.tree_version: dict[str, int] = {}
+        self.waiting: dict[str, set[str]] = {}  # cohort root -> queues with inadmissible
+        self.backoff = 0.0
+        self.cycle_pending = False
+        self.spinning = False  # the loop has pending heads (else it blocks in Heads)
+        self.last_cycle = 0.0
+        self.dirty = True  # something changed since the last cycle that changed nothing
+        self.cycles = 0
+        self.events: list[dict[str, Any]] = []
+        self.series: dict[str, list[tuple[float, float, float]]] = {}  # cq -> (t, borrowed, share)
+        self.cohort_series: dict[str, list[tuple[float, float]]] = {}
+        # cq -> [usage integral (units x s), time of the last change, current usage]
+        self.usage_ms: dict[str, list] = {}
+        for obj in wl_docs:
+            self._add_workload_objects(obj)
+        for obj in jobs:
+            self._add_job_objects(obj)
+        sim.handlers["kueue-arrive"] = self._on_arrive
+        sim.handlers["kueue-cycle"] = self._on_cycle
+        sim.handlers["kueue-finish"] = self._on_finish
+
+    # ---- input ----
+    def _resolve(self, name: str, source: str) -> int:
+        if source in ("", WPC_SOURCE) and name in self.inputs.priority_classes:
+            return self.inputs.priority_classes[name].value
+        pcs = self.sim.cluster.priority
+        if source in ("", PC_SOURCE):
+            value, _ = pcs.resolve({"priorityClassName": name})
+            return value
+        raise ValueError(f"unknown priority class {name!r}")
+
+    def _timing(self, obj: RawObject, template: dict[str, Any]) -> tuple[float | None,
+                                                                          float | None]:
+        tmeta = template.get("metadata") or {}
+        tann = tmeta.get("annotations") or {}
+        fake = RawObject(obj.kind, {"metadata": {"name": obj.name, "annotations": {
+            **tann, **((obj.body.get("metadata") or {}).get("annotations") or {})}}},
+            obj.source)
+        return _time(fake, DURATION, None), _time(fake, EXIT_AFTER, None)
+
+    def _copies(self, obj: RawObject) -> list[tuple[str, float]]:
+        """(name, arrival) per copy: the ``replicas``/``interval``/``rate`` annotations."""
+        start = _time(obj, ARRIVAL, 0.0) or 0.0
+        n = _replicas(obj)
+        ann = (obj.body.get("metadata") or {}).get("annotations") or {}
+        if n == 1 and "kubepreempt.io/rate" not in ann:
+            return [(obj.name, start)]
+        times = _arrivals(obj, start, n, self.sim.scen.rng)
+        return [(f"{obj.name}-{i}", t) for i, t in enumerate(times)]
+
+    def _add_workload_objects(self, obj: RawObject) -> None:
+        copies = self._copies(obj)
+        for name, t in copies:
+            body = obj.body if len(copies) == 1 else copy.deepcopy(obj.body)
+            if len(copies) > 1 or "status" in body:
+                body = {**body, "metadata": {**body["metadata"], "name": name}}
+                body.pop("status", None)
+            wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
+                                self.sem)
+            ps = wl.pod_sets[0]
+            if len(wl.pod_sets) > 1:
+                raise InputError("the simulator runs Workloads with one pod set",
+                                 obj.source, "Workload", wl.key)
+            raw_ps = body["spec"]["podSets"][0]
+            template = raw_ps.get("template") or {}
+            duration, exit_after = self._timing(obj, template)
+            self._plan(SimWorkload(wl, template, ps.name, ps.count, duration, exit_after), t)
+
+    def _add_job_objects(self, obj: RawObject) -> None:
+        spec = obj.body.get("spec") or {}
+        template = spec.get("template") or {}
+        parallelism = spec.get("parallelism", 1)
+        if not isinstance(parallelism, int) or isinstance(parallelism, bool) \
+                or parallelism < 0:
+            raise InputError(f"spec.parallelism {parallelism!r} is not a non-negative "
+                             "integer", obj.source, "Job", f"{obj.namespace}/{obj.name}")
+        labels = (obj.body.get("metadata") or {}).get("labels") or {}
+        duration, exit_after = self._timing(obj, template)
+        for name, t in self._copies(obj):
+            wspec: dict[str, Any] = {
+                "queueName": labels[QUEUE_NAME_LABEL],
+                "podSets": [{"name": "main", "count": parallelism, "template": template}]}
+            wpc = labels.get(PRIORITY_CLASS_LABEL)
+            pc = (template.get("spec") or {}).get("priorityClassName")
+            if wpc:
+                wspec.update(priorityClassName=wpc, priorityClassSource=WPC_SOURCE)
+            elif pc:
+                wspec.update(priorityClassName=pc, priorityClassSource=PC_SOURCE)
+            body = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload",
+                    "metadata": {"name": f"job-{name}", "namespace": obj.namespace or
+                                 "default", "uid": f"job-{name}"},
+                    "spec": wspec}
+            wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
+                                self.sem)
+            sw = SimWorkload(wl, template, "main", parallelism, duration, exit_after)
+            sw.wl.job_uid = name
+            self._plan(sw, t)
+
+    def _plan(self, sw: SimWorkload, t: float) -> None:
+        if sw.wl.key in self.workloads:
+            raise InputError("duplicate object", sw.wl.source, "Workload", sw.wl.key)
+        sw.wl.uid = sw.wl.uid or sw.wl.key
+        self.workloads[sw.wl.key] = sw
+        self.arrivals.append((t, sw))
+        if self.started:
+            self.sim._push(t, 2, "kueue-arrive", sw)
+
+    def add_workload(self, wl: Workload, arrival: float, duration: float | None) -> None:
+        """Add a parsed single-pod-set Workload arriving at ``arrival`` (bulk callers
+        such as the benchmark build Workloads directly)."""
+        ps = wl.pod_sets[0]
+        self._plan(SimWorkload(wl, {}, ps.name, ps.count, duration, None), arrival)
+
+    # ---- actor hooks ----
+    def start(self) -> None:
+        """Push every workload's arrival."""
+        self.started = True
+        for t, sw in self.arrivals:
+            self.sim._push(t, 2, "kueue-arrive", sw)  # with the pods' arrivals
+
+    def on_bound(self, pod: Pod) -> None:
+        """Count running pods; the last one starting is the workload's 'all running'."""
+        sw = self.pod_owner.get(pod.key)
+        if sw is None or sw.state != "admitted":
+            return
+        sw.running += 1
+        if sw.running == sw.count and sw.admissions:
+            sw.admissions[-1]["allRunning"] = self.sim.now
+
+    def on_gone(self, pod: Pod, etype: str, phase: str) -> None:
+        """A workload's pod left: completion, the end of an eviction, or a replacement."""
+        sw = self.pod_owner.pop(pod.key, None)
+        if sw is None or sw.pods.pop(pod.key, None) is None:
+            return
+        if self.sim.records[pod.key].bound_at is not None:
+            sw.running = max(0, sw.running - 1)
+        if sw.state == "evicting":
+            if not sw.pods:
+                self._release(sw)
+                self._requeue_evicted(sw)
+            return
+        if sw.state != "admitted":
+            return
+        if phase == "Succeeded":
+            sw.succeeded += 1
+            if sw.succeeded >= sw.count:
+                self._finish(sw)
+        else:  # the Job controller replaces a pod it lost
+            self._create_pods(sw, 1)
+
+    # ---- queues ----
+    def _on_arrive(self, sw: SimWorkload) -> None:
+        now = self.sim.now
+        sw.wl.creation = now
+        sw.queued_at = now
+        self._event("created", sw, f"queue {sw.wl.queue_name}")
+        lq = self.inputs.local_queues.get((sw.wl.namespace, sw.wl.queue_name))
+        if lq is None or lq.cluster_queue not in self.active:
+            why = f"LocalQueue {sw.wl.queue_name} doesn't exist" if lq is None else \
+                f"ClusterQueue {lq.cluster_queue} doesn't exist"
+            self._event("inadmissible", sw, why)
+            return
+        sw.cluster_queue = lq.cluster_queue
+        self._push_active(sw)
+
+    def _order(self, sw: SimWorkload) -> tuple:
+        """The ClusterQueue heap's order: higher priority, then older queue-order time."""
+        info = WorkloadInfo(sw.wl, sw.cluster_queue, [])
+        ts = queue_order_time(info, self.sem.admission_check_eviction_orders)
+        return (-sw.wl.priority, ts, sw.wl.key)
+
+    def _push_active(self, sw: SimWorkload, changed: bool = True) -> None:
+        self.seq += 1
+        heapq.heappush(self.active[sw.cluster_queue], (*self._order(sw), self.seq, sw))
+        if changed:
+            self._changed()
+
+    def _queue_inadmissible(self, cq_name: str) -> None:
+        """``QueueInadmissibleWorkloads`` for every queue of ``cq_name``'s cohort tree."""
+        # Only the tree's queues that hold inadmissible workloads (sorted: the order the
+        # tree lists them in would not change which heads exist, only heap sequence ties).
+        for name in sorted(self.waiting.pop(self._root(cq_name), ())):
+            waiting = self.inadmissible.get(name)
+            if waiting:
+                self.inadmissible[name] = {}
+                for sw in waiting.values():
+                    self._push_active(sw)
+
+    def _requeue(self, e: _Entry) -> None:
+        sw = e.sw
+        cq = self.inputs.cluster_queues[sw.cluster_queue]
+        reason = e.reason
+        if e.status and not reason:
+            reason = "FailedAfterNomination"
+        if cq.queueing_strategy == STRICT_FIFO or reason in _IMMEDIATE:
+            self._push_active(sw, changed=False)  # the same head, the same answer
+        else:
+            self.inadmissible[sw.cluster_queue][sw.wl.key] = sw
+            self.waiting.setdefault(self._root(sw.cluster_queue), set()).add(sw.cluster_queue)
+            self.dirty = True  # the queue has a new head: the next cycle differs
+
+    def _changed(self) -> None:
+        """Something changed that may change a cycle's answer: run the next cycle at the
+        loop's next tick."""
+        self.dirty = True
+        if not self.cycle_pending:
+            self.cycle_pending = True
+            self.sim._push(self._next_tick(self.sim.now), 6, "kueue-cycle", None)
+
+    def _next_tick(self, t: float) -> float:
+        """When upstream's loop next runs ``schedule`` at or after ``t``.
+
+        Blocked in ``Heads`` (no pending head after the last cycle): at once. Else it
+        has been spinning since the last cycle with ``UntilWithBackoff``'s waits (1 ms
+        doubling to 100 ms while cycles admit nothing); those skipped no-op cycles cost
+        no events here, only their ticks are counted.
+        """
+        if not self.spinning:
+            return t
+        b = self.backoff
+        tick = self.last_cycle + b
+        if b == 0:
+            return max(t, tick)
+        while tick < t and b < MAX_BACKOFF:
+            b = min(b * 2, MAX_BACKOFF)
+            tick += b
+        if tick < t:
+            tick += math.ceil((t - tick) / MAX_BACKOFF - 1e-9) * MAX_BACKOFF
+        self.backoff = b
+        return tick
+
+    # ---- the scheduling cycle ----
+    def _on_cycle(self, _: Any) -> None:
+        self.cycle_pending = False
+        if not self.dirty:
+            return
+        heads: list[SimWorkload] = []
+        for name in sorted(self.active):
+            heap = self.active[name]
+            while heap:
+                sw = heapq.heappop(heap)[-1]
+                if sw.state == "pending":
+                    heads.append(sw)
+                    break
+        if not heads:
+            self.dirty = False
+            return
+        self.cycles += 1
+        self.dirty = False
+        changed = self._schedule(heads)
+        # wait.UntilWithBackoff: no wait after a cycle that admitted, else 1 ms doubling.
+        self.backoff = 0.0 if changed["admitted"] else (
+            INITIAL_BACKOFF if self.backoff == 0 else min(self.backoff * 2, MAX_BACKOFF))
+        self.last_cycle = self.sim.now
+        self.spinning = any(self.active.values())
+        if changed["any"]:
+            self.dirty = True
+        if self.dirty and self.spinning and not self.cycle_pending:
+            self.cycle_pending = True
+            self.sim._push(self.sim.now + self.backoff, 6, "kueue-cycle", None)
+
+    def _root(self, cq: str) -> str:
+        st = self.snap.cqs.get(cq)
+        return st.root().name if st is not None else cq
+
+    def _bump(self, cq: str) -> None:
+        """The admitted set of ``cq``'s cohort tree changed: its nominations are stale."""
+        root = self._root(cq)
+        self.tree_version[root] = self.tree_version.get(root, 0) + 1
+
+    def _nominate(self, sw: SimWorkload) -> _Entry:
+        """Flavors and targets for a head; reused while neither its cohort tree's
+        admitted workloads nor the workload itself changed (same input, same answer)."""
+        key = (self.tree_version.get(self._root(sw.cluster_queue), 0),
+               len(sw.admissions) + len(sw.preemptions))
+        if sw.nomination is not None and sw.nomination[0] == key:
+            old = sw.nomination[1]
+            return _Entry(sw, old.info, old.assignment, old.targets, old.reason, "",
+                          old.message)
+        e = self._nominate_now(sw)
+        sw.nomination = (key, e)
+        return e
+
+    def _nominate_now(self, sw: SimWorkload) -> _Entry:
+        info = WorkloadInfo(sw.wl, sw.cluster_queue, [
+            PodSetResources(ps.name, ps.count, {r: v * ps.count for r, v in
+                                                ps.requests.items()})
+            for ps in sw.wl.pod_sets])
+        e = _Entry(sw, info)
+        if sw.cluster_queue in self.snap.inactive:
+            e.message = f"ClusterQueue {sw.cluster_queue} is inactive"
+            e.reason = "Inactive"
+            return e
+        st = self.snap.cqs[sw.cluster_queue]
+        now = self.sim.now
+        memo: dict[tuple[tuple[str, str], int], list[Target]] = {}
+        oracle = preemption_oracle(info, self.snap, now, memo) \
+            if self.sem.flavor_preemption_oracle else None
+        e.assignment = FlavorAssigner(info, sw.wl.pod_sets, st, self.inputs.flavors,
+                                      self.inputs.config.fair_sharing, self.sem,
+                                      oracle).assign()
+        e.message = e.assignment.message()
+        if e.assignment.mode == Mode.PREEMPT:
+            e.targets = self._oracle_answer(info, e.assignment, memo)
+            if e.targets is None:
+                e.targets = get_targets(info, e.assignment, self.snap, now)
+        return e
+
+    def _oracle_answer(self, info: WorkloadInfo, assignment: Assignment,
+                       memo: dict[tuple[tuple[str, str], int], list[Target]]
+                       ) -> list[Target] | None:
+        """``GetTargets``' answer when the oracle already asked the same question: one
+        flavor-resource needing preemption and requested (current ``getTargets`` then
+        calls ``targets_for`` with exactly the oracle's request, on the same snapshot)."""
+        if not memo or not (self.sem.classified_preemption or self.sem.fair_sharing_tree):
+            return None
+        req = assignment.total_requests_for(info)
+        flat = [((f, r), v) for f, rs in req.items() for r, v in rs.items()]
+        need = resources_requiring_preemption(assignment)
+        frs = {(f, r) for f, rs in need.items() for r in rs}
+        if len(flat) != 1 or frs != {flat[0][0]}:
+            return None
+        return memo.get(flat[0])
+
+    def _schedule(self, heads: list[SimWorkload]) -> dict[str, bool]:
+        entries = [self._nominate(sw) for sw in heads]
+        nominated = [e for e in entries if e.assignment is not None]
+        order_time = self._order_time
+        if not self.inputs.config.fair_sharing:
+            nominated.sort(key=classical_key(order_time))
+            ordered: Iterable[_Entry] = nominated
+        elif self.sem.fair_sharing_tree:
+            ordered = fair_sharing_iterator(nominated, self.snap, self._admitted_info,
+                                            order_time)
+        else:
+            nominated.sort(key=v07_fair_key(self.snap, self._admitted_info, order_time))
+            ordered = nominated
+        preempted: dict[str, Target] = {}
+        assumed: list[WorkloadInfo] = []  # usage added for the rest of this cycle only
+        out = {"admitted": False, "any": False}
+        for e in ordered:
+            assert e.assignment is not None
+            mode = e.assignment.mode
+            if mode == Mode.NO_FIT:
+                e.reason = "NoFit"
+                continue
+            if mode == Mode.PREEMPT and not e.targets:
+                e.reason = "PreemptionNoCandidates"
+                continue
+            if any(t.info.key in preempted for t in e.targets):
+                e.status = "skipped"
+                e.message = "Workload has overlapping preemption targets with another workload"
+                continue
+            usage = self._admitted_info(e)
+            req = e.assignment.total_requests_for(e.info)
+            removed = [t.info for t in preempted.values()] + [t.info for t in e.targets]
+            for info in removed:
+                self.snap.remove_workload(info)
+            fits = fits_with(req, self.snap.cqs[e.sw.cluster_queue], self.snap, True)
+            for info in removed:
+                self.snap.add_workload(info)
+            if not fits:
+                e.status = "skipped"
+                e.message = "Workload no longer fits after processing another workload"
+                continue
+            for t in e.targets:
+                preempted[t.info.key] = t
+            if mode == Mode.PREEMPT:
+                self.snap.add_workload(usage)
+                assumed.append(usage)
+                issued = self._issue_preemptions(e)
+                out["any"] |= issued > 0
+                e.reason = "PendingPreemption"
+                continue
+            e.status = "assumed"
+            self._admit(e, usage)
+            out["admitted"] = out["any"] = True
+        for info in assumed:
+            self.snap.remove_workload(info)
+        touched = [e.sw.cluster_queue for e in nominated if e.status == "assumed"]
+        released, self.to_release = self.to_release, []
+        for sw in released:
+            self._release(sw)
+            self._requeue_evicted(sw)
+        for e in entries:
+            if e.status != "assumed" and (e.assignment is not None or e.reason == "Inactive"):
+                self._requeue(e)
+        if touched:
+            self._sample(touched)
+        return out
+
+    def _order_time(self, info: WorkloadInfo) -> float:
+        return queue_order_time(info, self.sem.admission_check_eviction_orders)
+
+    def _admitted_info(self, e: _Entry) -> WorkloadInfo:
+        assert e.assignment is not None
+        return WorkloadInfo(e.sw.wl, e.sw.cluster_queue, [
+            PodSetResources(ps.name, ps.count, dict(ps.requests),
+                            {r: fa.name for r, fa in
+                             (e.assignment.pod_sets[i].flavors or {}).items()})
+            for i, ps in enumerate(e.info.total_requests)])
+
+    # ---- admission, eviction, release ----
+    def _admit(self, e: _Entry, info: WorkloadInfo) -> None:
+        sw, now = e.sw, self.sim.now
+        wl = sw.wl
+        wl.admission_cq = sw.cluster_queue
+        wl.conditions = tuple(c for c in wl.conditions
+                              if c.type not in ("QuotaReserved", "Evicted", "Admitted")) + (
+            Condition("QuotaReserved", "True", "QuotaReserved", "", now),
+            Condition("Admitted", "True", "Admitted", "", now))
+        sw.info = info
+        sw.flavors = dict(info.total_requests[0].flavors)
+        self.snap.add_workload(info)
+        self._bump(sw.cluster_queue)
+        sw.state = "admitted"
+        sw.admitted_at = now
+        sw.succeeded = 0
+        sw.running = 0
+        sw.admissions.append({"time": now, "wait": now - sw.queued_at,
+                              "borrowing": e.assignment.borrowing if e.assignment else False,
+                              "allRunning": None})
+        self._event("admitted", sw, ", ".join(f"{r}={f}" for r, f in sorted(
+            sw.flavors.items())))
+        if self.podless:
+            if sw.duration is not None:
+                self.sim._push(now + sw.duration, 0, "kueue-finish", (sw, len(sw.admissions)))
+            return
+        self._create_pods(sw, sw.count)
+
+    def _on_finish(self, payload: tuple[SimWorkload, int]) -> None:
+        sw, admission = payload
+        if sw.state == "admitted" and len(sw.admissions) == admission:
+            self._finish(sw)
+
+    def _finish(self, sw: SimWorkload) -> None:
+        sw.state = "finished"
+        sw.wl.conditions = (*sw.wl.conditions, Condition("Finished", "True", "Succeeded", "",
+                                                          self.sim.now))
+        self._release(sw)
+        self._event("finished", sw, "")
+
+    def _issue_preemptions(self, e: _Entry) -> int:
+        """Evict the targets not already evicted (``IssuePreemptions``)."""
+        issued = 0
+        now = self.sim.now
+        preemptor = e.sw
+        for t in e.targets:
+            victim = self.workloads.get(t.info.key)
+            if victim is None or victim.state != "admitted":
+                continue
+            same_queue = victim.cluster_queue == preemptor.cluster_queue
+            detailed = None
+            if self.sem.detailed_preempted_condition:
+                detailed = (t.reason, current_preemption_message(
+                    preemptor.wl.uid, preemptor.wl.job_uid, t.reason,
+                    queue_path(self.snap.cqs[preemptor.cluster_queue]),
+                    queue_path(self.snap.cqs[victim.cluster_queue])))
+            conds = victim_conditions(victim.wl, preemptor.wl.uid, same_queue, now, detailed)
+            reason = next(c["reason"] for c in conds if c["type"] == "Preempted")
+            victim.wl.conditions = tuple(c for c in victim.wl.conditions
+                                         if c.type not in ("Evicted", "Preempted")) + (
+                Condition("Evicted", "True", "Preempted", "", now),
+                Condition("Preempted", "True", reason, "", now))
+            victim.state = "evicting"
+            self._bump(victim.cluster_queue)
+            victim.preemptions.append({"time": now, "by": preemptor.wl.key,
+                                       "reason": t.reason})
+            self.events.append({"time": now, "type": "preempted", "workload": victim.wl.key,
+                                "by": preemptor.wl.key, "reason": t.reason,
+                                "clusterQueue": victim.cluster_queue})
+            self.sim._event("kueue-preempted", victim.wl.key, None,
+                            f"by {preemptor.wl.key} ({t.reason})")
+            for pod in list(victim.pods.values()):
+                self.sim.delete(pod, f"workload {victim.wl.key} preempted")
+            if not victim.pods:  # nothing to wait for: released once the cycle is over
+                self.to_release.append(victim)
+            issued += 1
+        return issued
+
+    def _release(self, sw: SimWorkload) -> None:
+        """The workload's quota is released (upstream: QuotaReserved unset)."""
+        if sw.info is not None:
+            self.snap.remove_workload(sw.info)
+            self._bump(sw.cluster_queue)
+            sw.info = None
+        sw.wl.admission_cq = ""
+        sw.wl.conditions = tuple(c for c in sw.wl.conditions
+                                 if c.type not in ("QuotaReserved", "Admitted"))
+        self._sample([sw.cluster_queue])
+        self._queue_inadmissible(sw.cluster_queue)
+        self._changed()
+
+    def _requeue_evicted(self, sw: SimWorkload) -> None:
+        sw.state = "pending"
+        sw.queued_at = self.sim.now
+        self._event("requeued", sw, "")
+        self._push_active(sw)
+
+    # ---- pods ----
+    def _create_pods(self, sw: SimWorkload, n: int) -> None:
+        sim = self.sim
+        tmpl = sw.template
+        spec = copy.deepcopy(tmpl.get("spec") or {})
+        selector = dict(spec.get("nodeSelector") or {})
+        tolerations = list(spec.get("tolerations") or [])
+        for flavor in dict.fromkeys(sw.flavors.values()):
+            rf = self.inputs.flavors.get(flavor)
+            if rf is not None:
+                selector.update(rf.node_labels)
+            tolerations.extend(copy.deepcopy(self.tolerations.get(flavor, [])))
+        if selector:
+            spec["nodeSelector"] = selector
+        if tolerations:
+            spec["tolerations"] = tolerations
+        meta = tmpl.get("metadata") or {}
+        base = sw.wl.name[4:] if sw.wl.name.startswith("job-") else sw.wl.name
+        for _ in range(n):
+            name = f"{base}-{sw.created}"
+            sw.created += 1
+            body = {"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": name, "namespace": sw.wl.namespace,
+                                 "labels": dict(meta.get("labels") or {})},
+                    "spec": copy.deepcopy(spec)}
+            body = sim.cluster.runtime_classes.admit(body, sw.wl.source)
+            pod = parse_pod(body, sw.wl.source, sim.cluster.priority.resolve)
+            sw.pods[pod.key] = pod
+            self.pod_owner[pod.key] = sw
+            sim._on_arrive(PodPlan(pod, sim.now, sw.duration, sw.exit_after,
+                                   template=f"kueue:{sw.wl.key}"))
+
+    # ---- records ----
+    def _event(self, etype: str, sw: SimWorkload, detail: str) -> None:
+        self.events.append({"time": self.sim.now, "type": etype, "workload": sw.wl.key,
+                            "clusterQueue": sw.cluster_queue, "detail": detail})
+        self.sim._event(f"kueue-{etype}", sw.wl.key, None, detail)
+
+    def _sample(self, names: list[str] | None = None) -> None:
+        """Record borrowed quota and weighted share of the ClusterQueues ``names`` (all
+        when None) and the utilisation of their cohorts, at changes only."""
+        now = self.sim.now
+        cohorts: dict[str, CohortState] = {}
+        for name in (self.snap.cqs if names is None else names):
+            st = self.snap.cqs.get(name)
+            if st is None:
+                continue
+            root = st.root()
+            if isinstance(root, CohortState):
+                for co in [*st.path_to_root()]:
+                    cohorts[co.name] = co
+            borrowed = 0
+            for fr, used in st.usage.items():
+                borrowed += max(0, used - st.quotas[fr].nominal) if fr in st.quotas else used
+            share = dominant_resource_share(st).precise() \
+                if self.sem.fair_sharing_tree else float(st.dominant_resource_share()[0])
+            row = (now, float(borrowed), share if math.isfinite(share) else -1.0)
+            points = self.series.setdefault(name, [])
+            if points and points[-1][0] == now:
+                points[-1] = row
+            elif not points or points[-1][1:] != row[1:]:
+                points.append(row)
+            usage = self.usage_ms.setdefault(name, [0.0, now, 0])
+            usage[0] += usage[2] * (now - usage[1])
+            usage[1], usage[2] = now, sum(st.usage.values())
+        for name, co in cohorts.items():
+            # Utilisation: the busiest resource's usage over the member queues' nominal.
+            total: dict[str, int] = {}
+            used: dict[str, int] = {}
+            for st in co.subtree_cluster_queues():
+                for (_, res), q in st.quotas.items():
+                    total[res] = total.get(res, 0) + q.nominal
+                for (_, res), v in st.usage.items():
+                    used[res] = used.get(res, 0) + v
+            util = max((used.get(r, 0) / t for r, t in total.items() if t), default=0.0)
+            points2 = self.cohort_series.setdefault(name, [])
+            if points2 and points2[-1][0] == now:
+                points2[-1] = (now, util)
+            elif not points2 or points2[-1][1] != util:
+                points2.append((now, util))
+
+    def metrics(self) -> dict[str, Any]:
+        """``metrics.kueue``: per ClusterQueue and cohort figures, preemption cycles."""
+        from kubepreempt.sim.kueue_metrics import kueue_metrics
+        return {"kueue": kueue_metrics(self, self.sim.now)}

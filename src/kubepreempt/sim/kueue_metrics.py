@@ -1,0 +1,135 @@
+"""Kueue figures of a simulation: per ClusterQueue, per cohort, and preemption cycles.
+
+``kueue_metrics`` reads the Kueue actor's records after a run. Waits are per admission
+(from entering the queue, or from being requeued after an eviction, to quota
+reservation); "time to all pods running" is from admission to the last of its pods
+binding.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kubepreempt.sim.kueue_actor import KueueActor
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (``q`` in 0..100) of ``values``; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _time_weighted_mean(points: list[tuple[float, float]], end: float) -> float:
+    """Mean of a step function sampled at change points, over [first point, end]."""
+    if not points or end <= points[0][0]:
+        return points[-1][1] if points else 0.0
+    total = 0.0
+    for (t, v), (t2, _) in zip(points, [*points[1:], (end, 0.0)], strict=True):
+        total += v * (max(t2, t) - t)
+    return total / (end - points[0][0])
+
+
+def preemption_cycles(events: list[dict[str, Any]], window: float) -> list[dict[str, Any]]:
+    """Preemption loops within ``window`` seconds, as users report them upstream:
+
+    * ``mutual``: ``a`` preempted by ``b``, then ``b`` preempted by ``a`` (readmitted);
+    * ``repeated``: ``a`` preempted by ``b``, readmitted (it took the space first), and
+      preempted by ``b`` again.
+
+    One row per pair and kind, with every preemption time of the loop."""
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    seen: dict[tuple[str, str], list[float]] = {}  # (victim, preemptor) -> times
+
+    def add(kind: str, key: tuple[str, str], times: list[float], **extra: str) -> None:
+        row = out.setdefault((kind, *key), {"kind": kind, "workloads": list(key),
+                                            "times": [], **extra})
+        for t0 in times:
+            if t0 not in row["times"]:
+                row["times"].append(t0)
+
+    for e in events:
+        if e["type"] != "preempted":
+            continue
+        victim, by, t = e["workload"], e["by"], e["time"]
+        back = [t0 for t0 in seen.get((by, victim), []) if t - t0 <= window]
+        if back:
+            add("mutual", (min(victim, by), max(victim, by)), [*back, t])
+        again = [t0 for t0 in seen.get((victim, by), []) if t - t0 <= window]
+        if again:
+            add("repeated", (victim, by), [*again, t], preemptor=by)
+        seen.setdefault((victim, by), []).append(t)
+    for row in out.values():
+        row["times"].sort()
+        row["count"] = len(row["times"])
+    return sorted(out.values(), key=lambda r: (r["times"][0], r["kind"], r["workloads"]))
+
+
+def kueue_metrics(actor: KueueActor, end: float) -> dict[str, Any]:
+    """The ``metrics.kueue`` object of ``simulate -o json``."""
+    from kubepreempt.sim.kueue_actor import CYCLE_WINDOW
+
+    queues: dict[str, dict[str, Any]] = {}
+    by_queue: dict[str, list[Any]] = {}
+    for sw in actor.workloads.values():
+        by_queue.setdefault(sw.cluster_queue, []).append(sw)
+    for name in sorted(actor.inputs.cluster_queues):
+        sws = by_queue.get(name, [])
+        waits = [a["wait"] for sw in sws for a in sw.admissions]
+        running = [a["allRunning"] - a["time"] for sw in sws for a in sw.admissions
+                   if a["allRunning"] is not None]
+        reasons: dict[str, int] = {}
+        for sw in sws:
+            for p in sw.preemptions:
+                reasons[p["reason"]] = reasons.get(p["reason"], 0) + 1
+        series = actor.series.get(name, [])
+        queues[name] = {
+            "workloads": len(sws),
+            "admitted": len(waits),
+            "finished": sum(sw.state == "finished" for sw in sws),
+            "pending": sum(sw.state == "pending" for sw in sws),
+            "preempted": sum(reasons.values()),
+            "preemptedByReason": dict(sorted(reasons.items())),
+            "meanAdmissionWait": _mean(waits),
+            "p95AdmissionWait": percentile(waits, 95),
+            "meanTimeToAllPodsRunning": _mean(running),
+            "borrowed": [[t, b] for t, b, _ in series],
+            "weightedShare": [[t, s] for t, _, s in series],
+        }
+    cohorts = {name: {"utilization": [[t, u] for t, u in pts],
+                      "meanUtilization": _time_weighted_mean(pts, end)}
+               for name, pts in sorted(actor.cohort_series.items())}
+    return {"clusterQueues": queues, "cohorts": cohorts, "cycles": actor.cycles,
+            "preemptionCycles": preemption_cycles(actor.events, CYCLE_WINDOW),
+            "events": actor.events}
+
+
+def render_kueue(k: dict[str, Any], console: Any) -> None:
+    """Per-ClusterQueue table and the preemption loops, for ``simulate``'s table output."""
+    from rich.table import Table
+
+    def secs(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f}"
+
+    table = Table("ClusterQueue", "workloads", "admissions", "finished", "pending",
+                  "preempted", "mean wait (s)", "p95 wait (s)", "all pods running (s)",
+                  title="Kueue per ClusterQueue (waits: queued to admitted)")
+    for name, q in k["clusterQueues"].items():
+        table.add_row(name, str(q["workloads"]), str(q["admitted"]), str(q["finished"]),
+                      str(q["pending"]), str(q["preempted"]), secs(q["meanAdmissionWait"]),
+                      secs(q["p95AdmissionWait"]), secs(q["meanTimeToAllPodsRunning"]))
+    console.print(table)
+    for loop in k["preemptionCycles"]:
+        a, b = loop["workloads"]
+        what = f"{a} and {b} preempted each other" if loop["kind"] == "mutual" else \
+            f"{a} was preempted by {b}, readmitted and preempted again"
+        console.print(f"[red]preemption loop[/]: {what} {loop['count']} times "
+                      f"({loop['times'][0]:g} s to {loop['times'][-1]:g} s)")
