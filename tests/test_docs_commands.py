@@ -52,6 +52,8 @@ NOT_RUN = {
     "python3 -m venv .venv": "the set-up itself: .ci/run performs it before the suite",
     ".venv/bin/python -m pip install -q -e '.[test]'": "the set-up: .ci/run performs it",
     ".venv/bin/python -m pytest -q": "the test suite itself (CI runs exactly this)",
+    ".venv/bin/python -m pytest -q -m fuzz": "the long fuzz run (docs/TESTING.md): over "
+    "10,000 cases, run on its own",
     "kubectl get nodes,pods,pdb,priorityclasses,namespaces,runtimeclasses,services,"
     "replicasets,statefulsets,replicationcontrollers -A -o yaml > cluster.yaml":
         "needs a live cluster; the placeholders of the next commands stand for its output",

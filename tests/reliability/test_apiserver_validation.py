@@ -160,7 +160,7 @@ def test_apiserver_rejections(capsys, tmp_path, text: str, document: int,
                               message: str) -> None:
     code, err, path = run(capsys, tmp_path, text)
     assert code == 2
-    assert err.count("\n") == 1 and err.startswith(f"error: {path} (document {document}): ")
+    assert err.count("\n") == 1 and err.startswith(f"error: {path}, document {document}: ")
     assert message in err
 
 

@@ -45,7 +45,7 @@ def test_non_mapping_metadata_is_one_line_exit_2(capsys, tmp_path, command, meta
     path, index, args = with_extra(tmp_path, command, BAD_POD.format(meta=meta))
     code, _, err = run(capsys, command, path, args)
     assert code == 2
-    assert err == f"error: {path} (document {index}): Pod: metadata must be an object, not " \
+    assert err == f"error: {path}, document {index}: Pod: metadata must be an object, not " \
                   f"{what}\n"
 
 
@@ -57,7 +57,7 @@ def test_quantity_beyond_int64_is_refused(capsys, tmp_path, command, cpu):
     path, index, args = with_extra(tmp_path, command, doc)
     code, _, err = run(capsys, command, path, args)
     assert code == 2 and err.count("\n") == 1
-    assert err.startswith(f"error: {path} (document {index}): Pod default/huge: ")
+    assert err.startswith(f"error: {path}, document {index}: Pod default/huge: ")
     assert "beyond the int64 range" in err
 
 
@@ -69,7 +69,7 @@ def test_kueue_quantity_beyond_int64_is_refused(capsys, tmp_path, cpu):
     path.write_text(text[:first] + f'cpu: "{cpu}"' + text[first + len('cpu: "1"'):])
     code, _, err = run(capsys, "kueue", path, COMMANDS["kueue"][1])
     assert code == 2 and err.count("\n") == 1
-    assert err.startswith(f"error: {path} (document ") and ": Workload " in err
+    assert err.startswith(f"error: {path}, document ") and ": Workload " in err
     assert "beyond the int64 range" in err
 
 
@@ -119,7 +119,7 @@ def test_list_items_are_numbered_from_one(capsys, tmp_path):
                     "- {apiVersion: v1, kind: Node, metadata: {name: B}}\n")
     code, _, err = run(capsys, "schedule", path, ["--pod", "default/p"])
     assert code == 2
-    assert err.startswith(f"error: {path} (document 1, item 2): Node B: Node \"B\" is "
+    assert err.startswith(f"error: {path}, document 1, item 2: Node B: Node \"B\" is "
                           "invalid: metadata.name: Invalid value: \"B\": a lowercase RFC 1123 "
                           "subdomain must consist of lower case alphanumeric characters")
 

@@ -46,7 +46,7 @@ def test_defaults_are_documented_numbers() -> None:
 def test_runaway_replicas_are_refused(capsys, tmp_path) -> None:
     code, _, err = run(capsys, tmp_path, "kubepreempt.io/replicas: '1000000000000'")
     assert code == 2
-    assert err.endswith("(document 3): Pod default/p: the scenario expands to more than "
+    assert err.endswith(", document 3: Pod default/p: the scenario expands to more than "
                         "1000000 pods here (raise the limit with simulate --max-pods)\n")
     code, _, err = run(capsys, tmp_path, "kubepreempt.io/replicas: '11'", "--max-pods", "10")
     assert code == 2 and "more than 10 pods" in err
@@ -90,5 +90,5 @@ def test_event_limit_ends_a_far_future_run(capsys, tmp_path) -> None:
 def test_absurd_times_and_rates_are_refused(capsys, tmp_path, ann, message) -> None:
     code, _, err = run(capsys, tmp_path, ann)
     assert code == 2 and err.count("\n") == 1
-    assert "(document 3): Pod default/p: annotation kubepreempt.io/" in err
+    assert ", document 3: Pod default/p: annotation kubepreempt.io/" in err
     assert message in err

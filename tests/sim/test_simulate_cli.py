@@ -70,7 +70,7 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path: Path) -> None:
                    "    kubepreempt.io/duration: 3 days\nspec:\n  containers: [{name: c}]\n")
     code, _, err = run(capsys, "simulate", str(bad))
     assert code == 2
-    assert err == (f"error: {bad} (document 1): Pod default/p: annotation kubepreempt.io/duration: "
+    assert err == (f"error: {bad}, document 1: Pod default/p: annotation kubepreempt.io/duration: "
                    "'3 days' is not a duration (use e.g. 90s, 15m, 2h or plain seconds)\n")
     code, _, err = run(capsys, "simulate", str(bad), "--until", "forever")
     assert code == 2 and err.count("\n") == 1

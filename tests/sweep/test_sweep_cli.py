@@ -83,7 +83,10 @@ def test_table_and_report(tmp_path: Path, capsys) -> None:
     families = {"ranking"} | {"classes.*." + m for m in (
         "priority", "pods", "scheduled", "preempted", "pending", "workLost", "meanPending",
         "p95Pending")} | {"end", "utilization.cpuMean", "utilization.memoryMean",
-                          "utilization.cpuPeak", "preemptions", "events", "attempts"}
+                          "utilization.cpuPeak", "preemptions", "events", "attempts"} | {
+        "accounting." + m for m in ("arrived", "pending", "running", "terminating",
+                                    "completed", "preempted", "removed", "rejected",
+                                    "terminated")}
     assert page.count("<svg") == len(families)
     assert "classes.*.workLost" in page and "low-at-1000" in page
 
