@@ -170,6 +170,7 @@ def test_bare_pod_blocks_scale_down_unless_safe_to_evict() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     (group_node("n1", lo="3", hi="1"), "min 3 is above max 1"),
     (group_node("n1", hi="lots"), "'lots' is not an integer"),
+    (group_node("n1", hi="1" + "0" * 30), "out of range"),
     (group_node("n1") + group_node("n2", cpu=4), "differs in shape"),
     (group_node("n1") + group_node("n2", hi="5"), "min/max differ"),
     (group_node("n1").replace('kubepreempt.io/node-group-max: "3"', ""),

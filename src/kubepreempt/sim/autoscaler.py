@@ -119,7 +119,11 @@ def _int_annotation(node: Node, key: str) -> int | None:
     if not text.lstrip("-").isdigit():
         raise InputError(f"annotation {key}: {raw!r} is not an integer", node.source, "Node",
                          node.name)
-    return int(text)
+    value = int(text)
+    if not -2**63 <= value < 2**63:  # a Go int, as the autoscaler's own flags parse it
+        raise InputError(f"annotation {key}: {raw!r} is out of range (64-bit integer)",
+                         node.source, "Node", node.name)
+    return value
 
 
 def _shape(node: Node) -> tuple:
