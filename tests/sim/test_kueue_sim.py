@@ -63,6 +63,12 @@ def test_borrowing_team_is_reclaimed_from_requeues_and_runs_later(version: str) 
     assert q["team-b"]["meanAdmissionWait"] == approx((0 + (a1_at + 50 - 15)) / 2)
     assert q["team-a"]["meanAdmissionWait"] == approx(a1_at - 10)
     assert q["team-b"]["borrowed"][0] == [0.0, 4000]  # milli-cpu above nominal
+    # Quota usage per flavor-resource, at changes: b holds 8 cpu until its pods are gone
+    # at 15 s and again for its second 100 s run; a holds 4 cpu for its 50 s.
+    assert q["team-b"]["usage"] == {"default/cpu": [
+        [0.0, 8000], [15.0, 0], [approx(a1_at + 50), 8000], [approx(a1_at + 150), 0]]}
+    assert q["team-a"]["usage"] == {"default/cpu": [
+        [approx(a1_at), 4000], [approx(a1_at + 50), 0]]}
     assert res.metrics["kueue"]["preemptionCycles"] == []
 
 

@@ -183,8 +183,8 @@ def test_kueue_panels(browser, capsys, tmp_path) -> None:
     # Kueue's backoff tick) runs 50 s, then b is readmitted at 65.027 s.
     page, errors = _open(browser, capsys, tmp_path, str(EXAMPLES / "kueue-reclaim.yaml"))
     charts = _charts(page)
-    for name in ("chart-kueue-borrowed", "chart-kueue-share", "chart-kueue-cohorts",
-                 "chart-kueue-waits"):
+    for name in ("chart-kueue-usage", "chart-kueue-borrowed", "chart-kueue-share",
+                 "chart-kueue-cohorts", "chart-kueue-waits"):
         assert charts[name]["points"] > 0 and charts[name]["drawn"] > 0, name
     waits = page.evaluate("""() => Object.fromEntries(document.getElementById(
         'chart-kueue-waits').data.map(t => [t.name, Array.from(t.x).map(
@@ -194,6 +194,10 @@ def test_kueue_panels(browser, capsys, tmp_path) -> None:
     borrowed = page.evaluate("""() => document.getElementById('chart-kueue-borrowed').data
         .filter(t => t.name === 'team-b').map(t => [Array.from(t.x), Array.from(t.y)])[0]""")
     assert borrowed[1][0] == 4000  # 8 cpu on a nominal 4: 4 cpu (4000m) borrowed at 0 s
+    usage = page.evaluate("""() => Object.fromEntries(document.getElementById(
+        'chart-kueue-usage').data.map(t => [t.name, t.y[0]]))""")
+    # b's 8 cpu from 0 s; a's 4 cpu from its admission at 15.027 s.
+    assert usage == {"team-b default/cpu": 8000, "team-a default/cpu": 4000}
     text = _hover_text(page, "chart-gantt", 12.0, "node-1")
     assert text.splitlines() == [
         "pod team-b/b1-0", "workload team-b/job-b1", "node node-1", "class (priority 0)",

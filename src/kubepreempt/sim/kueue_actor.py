@@ -171,6 +171,8 @@ class KueueActor(Actor):
         self.events: list[dict[str, Any]] = []
         self.series: dict[str, list[tuple[float, float, float]]] = {}  # cq -> (t, borrowed, share)
         self.cohort_series: dict[str, list[tuple[float, float]]] = {}
+        # cq -> "flavor/resource" -> [(t, usage in canonical units)], at changes only
+        self.usage_series: dict[str, dict[str, list[tuple[float, int]]]] = {}
         # cq -> [usage integral (units x s), time of the last change, current usage]
         self.usage_ms: dict[str, list] = {}
         for obj in wl_docs:
@@ -721,6 +723,14 @@ class KueueActor(Actor):
                 points[-1] = row
             elif not points or points[-1][1:] != row[1:]:
                 points.append(row)
+            per_fr = self.usage_series.setdefault(name, {})
+            for (flv, res), q in sorted(st.quotas.items()):
+                pts = per_fr.setdefault(f"{flv}/{res}", [])
+                used = st.usage.get((flv, res), 0)
+                if pts and pts[-1][0] == now:
+                    pts[-1] = (now, used)
+                elif not pts or pts[-1][1] != used:
+                    pts.append((now, used))
             usage = self.usage_ms.setdefault(name, [0.0, now, 0])
             usage[0] += usage[2] * (now - usage[1])
             usage[1], usage[2] = now, sum(st.usage.values())

@@ -101,6 +101,8 @@ def kueue_metrics(actor: KueueActor, end: float) -> dict[str, Any]:
             "meanAdmissionWait": _mean(waits),
             "p95AdmissionWait": percentile(waits, 95),
             "meanTimeToAllPodsRunning": _mean(running),
+            "usage": {fr: [[t, u] for t, u in pts]
+                      for fr, pts in sorted(actor.usage_series.get(name, {}).items())},
             "borrowed": [[t, b] for t, b, _ in series],
             "weightedShare": [[t, s] for t, _, s in series],
         }

@@ -203,6 +203,18 @@ class _Report:
         if not k:
             return
         queues = k["clusterQueues"]
+        fig = go.Figure()
+        for cq, q in queues.items():
+            for fr, points in q.get("usage", {}).items():
+                if any(u for _, u in points):
+                    xs, ys = _steps(points, self.end)
+                    label = f"{cq} {fr}"
+                    fig.add_scatter(x=xs, y=ys, name=label, line_shape="hv", mode="lines",
+                                    hovertemplate=f"{html.escape(label)}: %{{y:g}} at "
+                                                  "%{x:g} s<extra></extra>")
+        fig.update_layout(title="Kueue: quota usage per ClusterQueue and flavor/resource "
+                                "(canonical units: milli-CPU, bytes, counts)")
+        self.add(fig, "kueue-usage", 300)
         for key, title, name, fmt in (
                 ("borrowed", "Kueue: quota borrowed above nominal per ClusterQueue "
                  "(canonical units, summed over flavor-resources)", "kueue-borrowed", "%{y:g}"),
