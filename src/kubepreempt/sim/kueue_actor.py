@@ -724,7 +724,7 @@ class KueueActor(Actor):
             elif not points or points[-1][1:] != row[1:]:
                 points.append(row)
             per_fr = self.usage_series.setdefault(name, {})
-            for (flv, res), q in sorted(st.quotas.items()):
+            for flv, res in sorted(st.quotas):
                 pts = per_fr.setdefault(f"{flv}/{res}", [])
                 used = st.usage.get((flv, res), 0)
                 if pts and pts[-1][0] == now:
