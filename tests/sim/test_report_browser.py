@@ -78,6 +78,10 @@ def _hover_text(page: Page, chart: str, x: float, y: str) -> str:
         return [r.left + fl._size.l + fl.xaxis.l2p(x),
                 r.top + fl._size.t + fl.yaxis.d2p(y)];
       }""", [chart, x, y])
+    # Leave the chart first and wait for any earlier label to go, so the label read below
+    # is the new one (plotly redraws hover labels asynchronously).
+    page.mouse.move(0, 0)
+    page.wait_for_selector(f"#{chart} .hoverlayer .hovertext", state="detached", timeout=5000)
     page.mouse.move(box[0] - 3, box[1])
     page.mouse.move(box[0], box[1])
     page.wait_for_selector(f"#{chart} .hoverlayer .hovertext", timeout=5000)
