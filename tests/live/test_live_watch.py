@@ -492,3 +492,27 @@ def test_watch_connections_share_one_exec_credential(httpserver, tmp_path) -> No
         "args": [str(runs)], "env": [{"name": "PLUGIN_ENV", "value": "from-kubeconfig"}]}})
     run_watch(kc, lambda ls: len(pods.queries) >= 3)
     assert runs.read_text() == "ran\n"  # ten streams, one plugin run
+
+
+def test_scheduler_config_changes_the_predictions() -> None:
+    """``watch --scheduler-config``: the cluster's own configuration decides. On the
+    recorded cluster checkout-0 preempts under the default profile; with DefaultPreemption
+    disabled (examples/scheduler-config/no-preemption.yaml) it stays unschedulable, and the
+    message has no "preemption:" part."""
+    from kubepreempt.scheduler.config import load_scheduler_config
+
+    config = load_scheduler_config(str(Path(__file__).resolve().parents[2] / "examples"
+                                       / "scheduler-config" / "no-preemption.yaml"))
+    found = {}
+    for name, cfg in (("default", None), ("no-preemption", config)):
+        lines: list[dict] = []
+        watcher = Watcher(SCHEDULER_KINDS, lines.append, scheduler_config=cfg)
+        for event in _sync_events():
+            watcher.handle(event)
+        watcher.settle()
+        [pred] = [x for x in lines if x["event"] == "prediction"
+                  and x["pod"] == "shop/checkout-0"]
+        found[name] = pred
+    assert found["default"]["result"] == "preempt"
+    assert found["no-preemption"]["result"] == "unschedulable"
+    assert "preemption:" not in found["no-preemption"]["message"]

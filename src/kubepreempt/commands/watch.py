@@ -15,6 +15,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.cli_common import TABLE, output_option
 from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live.options import current, live_input
+from kubepreempt.scheduler.config import CLI_HELP, load_scheduler_config
 
 
 def register(app: typer.Typer) -> None:
@@ -28,6 +29,8 @@ def register(app: typer.Typer) -> None:
         output: Annotated[str, output_option()] = TABLE,
         report: Annotated[str | None, typer.Option(
             "--report", help="Keep the agreement tally in this JSON file.")] = None,
+        scheduler_config: Annotated[str | None, typer.Option(
+            "--scheduler-config", metavar="FILE", help=CLI_HELP)] = None,
     ) -> None:
         """Watch the cluster; for each pending pod say where it will go, then whether the
         scheduler agreed. Read-only; Ctrl-C stops."""
@@ -45,8 +48,10 @@ def register(app: typer.Typer) -> None:
                     if output == "yaml" else describe(line))
             print(text, flush=True)
 
+        config = load_scheduler_config(scheduler_config) if scheduler_config else None
         target = resolve(args.kubeconfig, args.context)
-        watcher = Watcher(SCHEDULER_KINDS, emit, namespace=args.namespace)
+        watcher = Watcher(SCHEDULER_KINDS, emit, namespace=args.namespace,
+                          scheduler_config=config)
         stop = threading.Event()
         print(f"watching {target.label}" + (f", namespace {args.namespace}"
                                              if args.namespace else "")

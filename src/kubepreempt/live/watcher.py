@@ -154,7 +154,7 @@ class Watcher:
     """Applies events and writes prediction and comparison lines to ``emit``."""
 
     def __init__(self, kinds: Iterable[str], emit: Callable[[dict[str, Any]], None],
-                 namespace: str | None = None) -> None:
+                 namespace: str | None = None, scheduler_config: Any = None) -> None:
         # Only API kinds are watched (file-only kinds such as KubeSchedulerConfiguration
         # never arrive from a cluster).
         self.store: dict[str, dict[tuple[str, str], dict[str, Any]]] = {
@@ -162,6 +162,8 @@ class Watcher:
         self.synced: set[str] = set()
         self.emit = emit
         self.namespace = namespace
+        # --scheduler-config: the cluster's own KubeSchedulerConfiguration (never listed).
+        self.scheduler_config = scheduler_config
         self.tally = Tally()
         self.predictions: dict[str, Prediction] = {}
         self.nominations: dict[str, Nomination] = {}
@@ -206,7 +208,10 @@ class Watcher:
                                                                                      *nodes):
                     continue  # its node was deleted; the pod's deletion event follows
                 docs.add(RawObject(kind, obj, SOURCE))
-        return build_cluster(docs, warn=False)
+        cluster = build_cluster(docs, warn=False)
+        if self.scheduler_config is not None:
+            cluster.scheduler_config = self.scheduler_config
+        return cluster
 
     def _pod_changed(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         """Update the snapshot in place for one pod (rebuild later if that fails)."""
