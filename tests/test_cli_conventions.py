@@ -89,6 +89,9 @@ def test_a_workload_given_as_pod_points_at_schedule_f(capsys) -> None:
                        str(WHATIF / "web.yaml"), "--pod", "shop/web")
     assert code == 2
     assert "shop/web: this is a Deployment, not a pod" in err and "schedule -f" in err
+    # The one line names where that object was read, as every input error does.
+    [line] = [x for x in err.splitlines() if x.startswith("error:")]
+    assert "web.yaml, document 1" in line
 
 
 def test_every_result_has_the_same_keys(capsys) -> None:

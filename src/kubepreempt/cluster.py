@@ -19,7 +19,7 @@ import numpy as np
 from kubepreempt.admission.quota import CONFIG_KINDS as QUOTA_CONFIG_KINDS
 from kubepreempt.admission.quota import KIND as QUOTA_KIND
 from kubepreempt.admission.quota import QuotaAdmission
-from kubepreempt.api.errors import InputError
+from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import (
     Namespace,
     Node,
@@ -107,7 +107,9 @@ class Cluster:
     scheduler_config: Any = None
     # "namespace/name" -> kind of the input's namespaced objects other than pods: hints
     # for a user who names a Deployment (say) where a pod is expected.
-    other_objects: dict[str, str] = field(default_factory=dict)
+    # ns/name -> (kind, where it was read) of the input's other namespaced objects, so a
+    # --pod that names one of them gets a precise hint.
+    other_objects: dict[str, tuple[str, Source]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -464,7 +466,7 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     # Service of the same name.
     for kind, objs in sorted(docs.by_kind.items(), key=lambda kv: kv[0] in POD_CREATORS):
         if kind != "Pod":
-            cluster.other_objects.update((f"{o.namespace}/{o.name}", kind)
+            cluster.other_objects.update((f"{o.namespace}/{o.name}", (kind, o.source))
                                          for o in objs if o.namespace)
     for o in docs.of("PodDisruptionBudget"):
         with reading(o):

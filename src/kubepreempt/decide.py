@@ -154,12 +154,13 @@ def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:
     key = object_key(pod, None)
     found = cluster.find_pod(key)
     if found is None:
-        kind = cluster.other_objects.get(key)
-        if kind in POD_CREATORS:
-            raise InputError(f"--pod {key}: this is a {kind}, not a pod; to place the pods "
-                             f"it creates, give its manifest with `schedule -f FILE`")
-        if kind is not None:
-            raise InputError(f"--pod {key}: this is a {kind}, not a pod")
+        other = cluster.other_objects.get(key)
+        if other is not None:
+            kind, source = other
+            hint = ("; to place the pods it creates, give its manifest with `schedule -f "
+                    "FILE`" if kind in POD_CREATORS else "")
+            raise InputError(f"--pod {key}: this is a {kind}, not a pod{hint}", source, kind,
+                             key)
         hint = did_you_mean(key, [*cluster.pods, *cluster.pending])
         raise InputError(f"--pod {key}: no such pod in the input{hint}")
     if found.bound:
