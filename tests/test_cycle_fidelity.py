@@ -169,3 +169,32 @@ def test_terminating_pod_of_equal_priority_does_not_block_preemption() -> None:
     assert lower.result == UNSCHEDULABLE
     assert lower.message.endswith(
         "preemption: not eligible due to a terminating pod on the nominated node.")
+
+
+def test_fit_error_counts_each_reason_over_every_node() -> None:
+    """``FitError.Error()``: every reason of every node's status is counted, so a reason
+    shared by statuses that differ otherwise is summed; then sorted as strings."""
+    c = cluster_of(node("a", cpu="1", memory="8Gi"), node("b", cpu="1", memory="1Gi"),
+                   node("c", cpu="4", memory="1Gi"),
+                   pod("new", "2", "2Gi", priority=10))
+    d = schedule(c, "default/new", preemption=False)
+    assert d.message.startswith("0/3 nodes are available: 2 Insufficient cpu, "
+                                "2 Insufficient memory.")
+
+
+def test_fit_error_message_from_a_plain_mapping() -> None:
+    """The same histogram from a plain node -> status mapping as from NodeStatuses."""
+    from kubepreempt.scheduler.framework import Code, Status
+    from kubepreempt.scheduler.statuses import NodeStatuses, fit_error_message
+
+    cpu = Status(Code.UNSCHEDULABLE, ("Insufficient cpu",), "NodeResourcesFit")
+    both = Status(Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory"),
+                  "NodeResourcesFit")
+    plain = {0: cpu, 1: both, 2: both}
+    packed = NodeStatuses(3)
+    for i, st in plain.items():
+        packed[i] = st
+    want = "0/3 nodes are available: 2 Insufficient memory, 3 Insufficient cpu."
+    assert fit_error_message(3, plain) == want
+    assert fit_error_message(3, packed) == want
+    assert fit_error_message(3, [cpu, both, both]) == want
