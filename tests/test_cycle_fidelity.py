@@ -198,3 +198,21 @@ def test_fit_error_message_from_a_plain_mapping() -> None:
     assert fit_error_message(3, plain) == want
     assert fit_error_message(3, packed) == want
     assert fit_error_message(3, [cpu, both, both]) == want
+
+
+def test_fewest_victims_decides_when_priorities_and_sums_tie() -> None:
+    """``pickOneNodeForPreemption`` step 4. Sums add 2^31 per victim, so they tie only with
+    an int32-minimum victim: node a frees one priority-0 pod (sum 2^31); node b needs a
+    priority-0 and a priority -2^31 pod (sum 2^31 + 0). Same highest priority, same sum:
+    the node with fewer victims, a, wins at "fewest victims"."""
+    c = cluster_of(node("a", cpu="3"), node("b", cpu="3"),
+                   pod("a1", "3", node_name="a", priority=0),
+                   pod("b1", "2", node_name="b", priority=0),
+                   pod("b2", "1", node_name="b", priority=-2**31),
+                   pod("new", "3", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims) == (PREEMPT, "a", ["default/a1"])
+    assert d.preemption is not None
+    assert d.preemption.decided_by == "fewest victims"
+    b = next(x for x in d.preemption.candidates if x.node == "b")
+    assert sorted(p.name for p in b.victims) == ["b1", "b2"]
