@@ -216,3 +216,37 @@ def test_fewest_victims_decides_when_priorities_and_sums_tie() -> None:
     assert d.preemption.decided_by == "fewest victims"
     b = next(x for x in d.preemption.candidates if x.node == "b")
     assert sorted(p.name for p in b.victims) == ["b1", "b2"]
+
+
+def test_terminating_pod_does_not_block_when_the_nominated_node_is_unresolvable() -> None:
+    """``PodEligibleToPreemptOthers``: a lower-priority pod terminating by preemption on
+    the nominated node holds the preemptor back, unless that node is now
+    UnschedulableAndUnresolvable for it (here: a taint it does not tolerate)."""
+    taint = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+    objs = [node("n2", cpu="1"),
+            pod("dying", "1", node_name="n1", priority=0, meta_extra=DELETED,
+                status_extra=PREEMPTED_CONDITION),
+            pod("low", "1", node_name="n2", priority=0),
+            pod("new", "1", priority=10, status_extra={"nominatedNodeName": "n1"})]
+    tainted = schedule(cluster_of(node("n1", cpu="2", taints=taint), *objs), "default/new")
+    assert (tainted.result, tainted.node, tainted.victims) == (PREEMPT, "n2", ["default/low"])
+    # Without the taint n1 is only short of cpu, and the terminating pod blocks.
+    plain = schedule(cluster_of(node("n1", cpu="1"), *objs), "default/new")
+    assert plain.result == UNSCHEDULABLE
+    assert plain.message.endswith(
+        "preemption: not eligible due to a terminating pod on the nominated node.")
+
+
+def test_candidate_nodes_are_not_reported_as_not_helpful() -> None:
+    """Only nodes failing UnschedulableAndUnresolvable get "Preemption is not helpful";
+    the bundled example's two candidates are candidates, the tainted GPU node is not."""
+    from pathlib import Path
+
+    from kubepreempt.decide import load_cluster
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "basic"
+    d = schedule(load_cluster([str(example)], warn=False), "shop/checkout")
+    assert {c.node for c in d.preemption.candidates} == {"node-a", "node-b"}
+    assert set(d.preemption_statuses) == {"node-gpu"}
+    assert d.preemption_statuses["node-gpu"].reasons == (
+        "Preemption is not helpful for scheduling",)
