@@ -46,6 +46,8 @@ from typing import Any
 
 from kubepreempt.admission.goquantity import format_quantity, is_binary
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.fields import as_list as _list
+from kubepreempt.api.fields import as_mapping as _mapping
 from kubepreempt.api.objects import Pod
 from kubepreempt.api.pod_resources import parse_containers
 from kubepreempt.api.quantity import QuantityError, parse_quantity, resource_list
@@ -280,22 +282,6 @@ class LimitedResource:
     api_group: str = ""
     match_contains: tuple[str, ...] = ()
     match_scopes: tuple[ScopeRequirement, ...] = ()
-
-
-def _mapping(raw: Any, what: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
-    return raw
-
-
-def _list(raw: Any, what: str) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise ValueError(f"{what} must be a list, got {type(raw).__name__}")
-    return raw
 
 
 def parse_scope_requirement(raw: Any, what: str) -> ScopeRequirement:

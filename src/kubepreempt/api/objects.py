@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.fields import as_mapping as _mapping
 from kubepreempt.api.pod_resources import PodResources, pod_resource_figures
 from kubepreempt.api.ports import HostPort, host_ports
 from kubepreempt.api.quantity import resource_list
@@ -48,16 +49,6 @@ def parse_time(raw: Any) -> float | None:
     if not isinstance(raw, str):
         raise ValueError(f"timestamp {raw!r} is not a string")
     return datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
-
-
-def _mapping(raw: Any, what: str) -> Mapping[str, Any]:
-    if type(raw) is dict:  # the common case; isinstance(.., Mapping) is an slow ABC check
-        return raw
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
-    return raw
 
 
 def _str_map(raw: Any, what: str) -> dict[str, str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from kubepreempt.api.fields import as_mapping as _mapping
 from kubepreempt.api.quantity import resource_list
 from kubepreempt.api.resources import (
     DEFAULT_MEMORY_REQUEST,
@@ -47,14 +48,6 @@ class PodResources(NamedTuple):
     nonzero_memory: int
     qos: str
     kubelet_requests: dict[str, int]
-
-
-def _mapping(raw: Any, what: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
-    return raw
 
 
 def parse_containers(raw: Any, what: str, init: bool) -> list[Container]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.fields import as_mapping as _mapping
 from kubepreempt.api.quantity import resource_list
 
 KIND = "RuntimeClass"
@@ -37,14 +38,6 @@ class RuntimeClass:
     tolerations: tuple[Mapping[str, Any], ...] = ()
     has_scheduling: bool = False
     source: Source = field(default_factory=Source)
-
-
-def _mapping(raw: Any, what: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
-    return raw
 
 
 def parse_runtime_class(raw: Mapping[str, Any], source: Source) -> RuntimeClass:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.fields import as_list as _list
+from kubepreempt.api.fields import as_mapping as _map
 from kubepreempt.api.objects import Taint, Toleration, parse_time, resource_list
 from kubepreempt.api.quantity import QuantityError, canonical, format_amount
 from kubepreempt.api.resources import Container, pod_requests
@@ -43,22 +45,6 @@ DEFAULT_POD_SET = "main"
 _EFFECTS = {"NoSchedule", "PreferNoSchedule", "NoExecute"}
 
 T = TypeVar("T")
-
-
-def _map(raw: Any, what: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
-    return raw
-
-
-def _list(raw: Any, what: str) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise ValueError(f"{what} must be a list, got {type(raw).__name__}")
-    return raw
 
 
 def _int(raw: Any, what: str) -> int:
