@@ -128,6 +128,20 @@ CASES = {
                    " [{key: zone, operator: In}]\n"),
         2, "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified "
            "when `operator` is 'In' or 'NotIn'"),
+    # Gt/Lt exist for node selectors only (ValidateLabelSelectorRequirement refuses them).
+    "label-selector-gt": (
+        NODE + pod("  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnored"
+                   "DuringExecution:\n      - topologyKey: zone\n        labelSelector:\n"
+                   "          matchExpressions: [{key: size, operator: Gt, values: ['1']}]\n"),
+        2, "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+           '.labelSelector.matchExpressions[0].operator: Invalid value: "Gt": not a valid '
+           "selector operator"),
+    "affinity-gt-two-values": (
+        NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
+                   "DuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions:"
+                   " [{key: cores, operator: Gt, values: ['1', '2']}]\n"),
+        2, "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be "
+           "specified single value when `operator` is 'Lt' or 'Gt'"),
     "affinity-no-terms": (
         NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
                    "DuringExecution:\n        nodeSelectorTerms: []\n"),
@@ -181,6 +195,9 @@ def test_valid_objects_pass(capsys, tmp_path) -> None:
             + "spec:\n  taints:\n  - {key: dedicated, value: a, effect: NoSchedule}\n"
             "  - {key: dedicated, value: a, effect: NoExecute}\n"
             + pod("  tolerations: [{operator: Exists}, {key: dedicated, operator: Exists}]\n"
-                  "  nodeSelector: {example.com/zone: a-1}\n"))
+                  "  nodeSelector: {example.com/zone: a-1}\n"
+                  "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
+                  "DuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions:"
+                  " [{key: cores, operator: Lt, values: ['9']}]\n"))
     code, err, _ = run(capsys, tmp_path, text)
     assert code == 0, err

@@ -293,58 +293,46 @@ def _taint_effect(c: Checker, effect: Any, allow_empty: bool, path: str) -> None
         c.add(not_supported(path, effect, EFFECTS))
 
 
+def _requirement(c: Checker, raw: Any, p: str, numeric: bool) -> None:
+    """One selector requirement (``ValidateLabelSelectorRequirement``, or with ``numeric``
+    the node selector's, which also takes ``Gt``/``Lt``): operator, values, key."""
+    req = c.mapping(raw, p)
+    op = req.get("operator")
+    values = c.items(req.get("values"), f"{p}.values")
+    if op in ("In", "NotIn"):
+        if not values:
+            c.add(required(f"{p}.values",
+                           "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            c.add(forbidden(f"{p}.values",
+                            "may not be specified when `operator` is 'Exists' or "
+                            "'DoesNotExist'"))
+    elif numeric and op in ("Gt", "Lt"):
+        if len(values) != 1:
+            c.add(required(f"{p}.values",
+                           "must be specified single value when `operator` is 'Lt' or "
+                           "'Gt'"))
+    else:
+        c.add(invalid(f"{p}.operator", op, "not a valid selector operator"))
+    key = c.string(req.get("key"), f"{p}.key")
+    if key is not None:
+        label_name(c, key, f"{p}.key")
+
+
 def _label_selector(c: Checker, raw: Any, path: str) -> None:
     """``ValidateLabelSelector``: matchLabels and matchExpressions."""
     sel = c.mapping(raw, path)
     labels(c, sel.get("matchLabels"), f"{path}.matchLabels")
     for i, req in enumerate(c.items(sel.get("matchExpressions"), f"{path}.matchExpressions")):
-        p = f"{path}.matchExpressions[{i}]"
-        req = c.mapping(req, p)
-        op = req.get("operator")
-        values = c.items(req.get("values"), f"{p}.values")
-        if op in ("In", "NotIn"):
-            if not values:
-                c.add(required(f"{p}.values",
-                               "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                c.add(forbidden(f"{p}.values",
-                                "may not be specified when `operator` is 'Exists' or "
-                                "'DoesNotExist'"))
-        else:
-            c.add(invalid(f"{p}.operator", op, "not a valid selector operator"))
-        key = c.string(req.get("key"), f"{p}.key")
-        if key is not None:
-            label_name(c, key, f"{p}.key")
+        _requirement(c, req, f"{path}.matchExpressions[{i}]", numeric=False)
 
 
 def _node_selector_term(c: Checker, raw: Any, path: str) -> None:
-    """``ValidateNodeSelectorTerm``: matchExpressions and matchFields."""
+    """``ValidateNodeSelectorTerm``: its matchExpressions."""
     term = c.mapping(raw, path)
     for i, req in enumerate(c.items(term.get("matchExpressions"), f"{path}.matchExpressions")):
-        p = f"{path}.matchExpressions[{i}]"
-        req = c.mapping(req, p)
-        op = req.get("operator")
-        values = c.items(req.get("values"), f"{p}.values")
-        if op in ("In", "NotIn"):
-            if not values:
-                c.add(required(f"{p}.values",
-                               "must be specified when `operator` is 'In' or 'NotIn'"))
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                c.add(forbidden(f"{p}.values",
-                                "may not be specified when `operator` is 'Exists' or "
-                                "'DoesNotExist'"))
-        elif op in ("Gt", "Lt"):
-            if len(values) != 1:
-                c.add(required(f"{p}.values",
-                               "must be specified single value when `operator` is 'Lt' or "
-                               "'Gt'"))
-        else:
-            c.add(invalid(f"{p}.operator", op, "not a valid selector operator"))
-        key = c.string(req.get("key"), f"{p}.key")
-        if key is not None:
-            label_name(c, key, f"{p}.key")
+        _requirement(c, req, f"{path}.matchExpressions[{i}]", numeric=True)
 
 
 def _weight(c: Checker, raw: Any, path: str) -> None:
