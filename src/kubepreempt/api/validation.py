@@ -70,9 +70,11 @@ def _max_len(n: int) -> str:
     return f"must be no more than {n} characters"
 
 
-@lru_cache(maxsize=16384)
 def dns1123_subdomain(value: str) -> tuple[str, ...]:
     """``IsDNS1123Subdomain`` messages (empty when valid)."""
+    # Object names are nearly all unique and valid: one match, no cache to thrash.
+    if len(value) <= 253 and _DNS_SUBDOMAIN.fullmatch(value):
+        return ()
     errs = []
     if len(value) > 253:
         errs.append(_max_len(253))
@@ -81,9 +83,10 @@ def dns1123_subdomain(value: str) -> tuple[str, ...]:
     return tuple(errs)
 
 
-@lru_cache(maxsize=16384)
 def dns1123_label(value: str) -> tuple[str, ...]:
     """``IsDNS1123Label`` messages (empty when valid)."""
+    if len(value) <= 63 and _DNS_LABEL.fullmatch(value):
+        return ()
     errs = []
     if len(value) > 63:
         errs.append(_max_len(63))
@@ -217,14 +220,29 @@ def label_name(c: Checker, key: str, path: str) -> None:
         c.add(invalid(path, key, msg))
 
 
-def labels(c: Checker, raw: Any, path: str) -> dict[str, str]:
+# (key, value) label pairs already found valid: a cluster repeats a few hundred pairs over
+# all its pods, so most label maps are checked with set lookups alone.
+_VALID_LABELS: set[tuple[str, str]] = set()
+
+
+def labels(c: Checker, raw: Any, path: str) -> None:
     """``ValidateLabels``: every key a qualified name, every value a label value."""
-    out = c.string_map(raw, path)
-    for k, v in out.items():
+    if type(raw) is dict:
+        known = _VALID_LABELS
+        for pair in raw.items():
+            if type(pair[1]) is not str or pair not in known:  # (lists are unhashable)
+                break
+        else:
+            return  # also an empty map
+    for k, v in c.string_map(raw, path).items():
+        before = len(c.errors)
         label_name(c, k, path)
         for msg in label_value(v):
             c.add(invalid(path, v, msg))
-    return out
+        if len(c.errors) == before and type(raw.get(k)) is str:
+            if len(_VALID_LABELS) >= 65536:
+                _VALID_LABELS.clear()
+            _VALID_LABELS.add((k, v))
 
 
 def _quantity(c: Checker, name: str, raw: Any, path: str) -> None:
@@ -493,29 +511,29 @@ def _resources_key(res: Any) -> tuple | None:
 
 def _containers(c: Checker, raw: Any, path: str, names: set[str]) -> None:
     for i, ctr in enumerate(c.items(raw, path)):
-        p = f"{path}[{i}]"
-        ctr = c.mapping(ctr, p)
+        if type(ctr) is not dict:  # paths are built only where an error may need them
+            ctr = c.mapping(ctr, f"{path}[{i}]")
         name = ctr.get("name")
         if type(name) is not str:
-            name = c.string(name, f"{p}.name")
+            name = c.string(name, f"{path}[{i}].name")
         if name:
             for msg in dns1123_label(name):
-                c.add(invalid(f"{p}.name", name, msg))
+                c.add(invalid(f"{path}[{i}].name", name, msg))
             if name in names:
-                c.add(duplicate(f"{p}.name", name))
+                c.add(duplicate(f"{path}[{i}].name", name))
             names.add(name)
         res = ctr.get("resources")
         if res is not None:
             key = _resources_key(res)
             if key is None or key not in _VALID_RESOURCES:
                 before = len(c.errors)
-                _resources(c, res, f"{p}.resources")
+                _resources(c, res, f"{path}[{i}].resources")
                 if key is not None and len(c.errors) == before:
                     if len(_VALID_RESOURCES) >= 4096:
                         _VALID_RESOURCES.clear()
                     _VALID_RESOURCES.add(key)
         if "ports" in ctr:
-            _ports(c, ctr["ports"], f"{p}.ports")
+            _ports(c, ctr["ports"], f"{path}[{i}].ports")
 
 
 def _ports(c: Checker, raw: Any, path: str) -> None:
