@@ -448,8 +448,90 @@ def _qos(status: Mapping[str, Any], computed: str) -> str:
     return str(stored)
 
 
-def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
-    """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``."""
+# Fields a bound pod read from a dump rarely needs (only once a plugin, preemption or
+# --explain looks at that pod): a :class:`LazyPod` parses them on first read.
+_LAZY_FIELDS = ("uid", "labels", "annotations", "priority_class_name", "tolerations",
+                "node_selector", "spread", "host_ports", "preempted_by_scheduler",
+                "nominated_node_name", "termination_grace_period", "scheduler_name")
+_LAZY_SET = frozenset(_LAZY_FIELDS)
+# Spec fields whose presence makes even a bound pod parse at once: affinity is read when
+# the pod is bound (InterPodAffinity's index), and the others hold values that the
+# apiserver validation in api/validation.py does not fully check, so a bad value must be
+# reported while loading, not when a plugin first reads it.
+_EAGER_SPEC_FIELDS = ("affinity", "topologySpreadConstraints", "schedulingGates",
+                      "hostNetwork")
+
+
+class LazyPod(Pod):
+    """A :class:`Pod` whose rarely read fields (``_LAZY_FIELDS``) are parsed from ``raw``
+    on first read. Loading a 50,000-pod dump builds these for bound pods: the scheduling
+    cycle reads their requests, priority and node, and only a few pods' labels or
+    tolerations. Only pods whose lazy fields passed apiserver validation are made lazy
+    (``parse_pod(lazy=True)``), so the later parse cannot fail."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only when a slot is unset: a lazy field not yet parsed.
+        if name not in _LAZY_SET:
+            raise AttributeError(f"'Pod' object has no attribute {name!r}")
+        meta = self.raw.get("metadata") or {}
+        try:
+            values = _lazy_values(meta, self.raw.get("spec") or {},
+                                  self.raw.get("status") or {}, self.namespace)
+        except (ValueError, TypeError, SelectorError) as exc:
+            raise InputError(str(exc), self.source, "Pod", self.key) from None
+        for field_name, value in zip(_LAZY_FIELDS, values, strict=True):
+            try:  # a field set since loading (say a new nomination) keeps its value
+                object.__getattribute__(self, field_name)
+            except AttributeError:
+                object.__setattr__(self, field_name, value)
+        return object.__getattribute__(self, name)
+
+
+def _lazy_values(meta: Mapping[str, Any], spec: Mapping[str, Any],
+                 status: Mapping[str, Any], namespace: str) -> tuple:
+    """The values of ``_LAZY_FIELDS``, in that order."""
+    labels = _str_map(meta.get("labels"), "metadata.labels")
+    grace = spec.get("terminationGracePeriodSeconds")
+    return (
+        str(meta.get("uid") or ""),
+        labels,
+        _str_map(meta.get("annotations"), "metadata.annotations"),
+        str(spec.get("priorityClassName") or ""),
+        _tolerations(spec.get("tolerations")),
+        _str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        _spread_constraints(spec.get("topologySpreadConstraints"), labels),
+        host_ports(spec),
+        any(isinstance(c, Mapping) and c.get("type") == "DisruptionTarget"
+            and c.get("reason") == "PreemptionByScheduler" and c.get("status", "True") == "True"
+            for c in status.get("conditions") or []),
+        str(status.get("nominatedNodeName") or ""),
+        DEFAULT_GRACE_PERIOD if grace is None else int(grace),
+        str(spec.get("schedulerName") or "default-scheduler"),
+    )
+
+
+def _resource_figures(spec: Mapping[str, Any], status: Mapping[str, Any]) -> PodResources:
+    """``pod_resource_figures``, shared by pods of one resource shape."""
+    shape = _resource_shape(spec, status)
+    cached = _RESOURCE_CACHE.get(shape) if shape is not None else None
+    if cached is None:
+        cached = pod_resource_figures(spec, status)
+        if shape is not None:
+            if len(_RESOURCE_CACHE) >= 4096:
+                _RESOURCE_CACHE.clear()
+            _RESOURCE_CACHE[shape] = cached
+    return cached
+
+
+def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority,
+              lazy: bool = False) -> Pod:
+    """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``.
+
+    With ``lazy`` a bound pod of the common shape becomes a :class:`LazyPod`; pass it
+    only for bodies that passed :func:`kubepreempt.api.validation.validate_pod`.
+    """
     meta = _mapping(raw.get("metadata"), "metadata")
     name = meta.get("name")
     namespace = str(meta.get("namespace") or "default")
@@ -459,60 +541,56 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority) -> Pod:
     try:
         spec = _mapping(raw.get("spec"), "spec")
         status = _mapping(raw.get("status"), "status")
-        labels = _str_map(meta.get("labels"), "metadata.labels")
-        shape = _resource_shape(spec, status)
-        cached = _RESOURCE_CACHE.get(shape) if shape is not None else None
-        if cached is None:
-            cached = pod_resource_figures(spec, status)
-            if shape is not None:
-                if len(_RESOURCE_CACHE) >= 4096:
-                    _RESOURCE_CACHE.clear()
-                _RESOURCE_CACHE[shape] = cached
-        requests = dict(cached.requests)  # each pod owns its dict
+        cached = _resource_figures(spec, status)
         priority, policy = resolve_priority(spec)
-        conditions = status.get("conditions") or []
-        preempted = any(
-            isinstance(c, Mapping) and c.get("type") == "DisruptionTarget"
-            and c.get("reason") == "PreemptionByScheduler" and c.get("status", "True") == "True"
-            for c in conditions)
-        grace = spec.get("terminationGracePeriodSeconds")
-        pod = Pod(
-            namespace=namespace,
-            name=str(name),
-            uid=str(meta.get("uid") or ""),
-            labels=labels,
-            annotations=_str_map(meta.get("annotations"), "metadata.annotations"),
-            node_name=str(spec.get("nodeName") or ""),
-            priority=priority,
-            priority_class_name=str(spec.get("priorityClassName") or ""),
-            preemption_policy=policy,
-            requests=requests,
-            nonzero_cpu=cached.nonzero_cpu,
-            nonzero_memory=cached.nonzero_memory,
-            qos=_qos(status, cached.qos),
-            kubelet_requests=dict(cached.kubelet_requests),
-            tolerations=_tolerations(spec.get("tolerations")),
-            node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
-            affinity=parse_affinity(spec.get("affinity"), namespace, labels),
-            spread=_spread_constraints(spec.get("topologySpreadConstraints"), labels),
-            host_ports=host_ports(spec),
-            deletion_timestamp=parse_time(meta.get("deletionTimestamp")),
-            preempted_by_scheduler=preempted,
-            nominated_node_name=str(status.get("nominatedNodeName") or ""),
-            start_time=parse_time(status.get("startTime")),
-            creation_timestamp=parse_time(meta.get("creationTimestamp")),
-            termination_grace_period=DEFAULT_GRACE_PERIOD if grace is None else int(grace),
-            phase=str(status.get("phase") or ""),
-            scheduler_name=str(spec.get("schedulerName") or "default-scheduler"),
-            scheduling_gates=_gate_names(spec.get("schedulingGates")),
-            source=source,
-            raw=raw,
-        )
+        core = (namespace, str(name), str(spec.get("nodeName") or ""), priority, policy,
+                dict(cached.requests), cached.nonzero_cpu, cached.nonzero_memory,
+                _qos(status, cached.qos), dict(cached.kubelet_requests),
+                parse_time(meta.get("deletionTimestamp")), parse_time(status.get("startTime")),
+                parse_time(meta.get("creationTimestamp")), str(status.get("phase") or ""),
+                source, raw)
+        if lazy and core[2] and _lazy_shape(spec, status):
+            pod = _new(LazyPod)
+            _set_core(pod, core)
+            pod.affinity = None
+            pod.scheduling_gates = ()
+            return pod
+        pod = _new(Pod)  # every field is set below: one tuple store instead of 30 kwargs
+        _set_core(pod, core)
+        _set_lazy(pod, _lazy_values(meta, spec, status, namespace))
+        pod.affinity = parse_affinity(spec.get("affinity"), namespace, pod.labels)
+        pod.scheduling_gates = _gate_names(spec.get("schedulingGates"))
+        return pod
     except InputError as exc:
         raise exc.located(source, "Pod", key) from None
     except (ValueError, TypeError, SelectorError) as exc:
         raise InputError(str(exc), source, "Pod", key) from None
-    return pod
+
+
+_new = object.__new__
+
+
+def _set_core(pod: Pod, core: tuple) -> None:
+    (pod.namespace, pod.name, pod.node_name, pod.priority, pod.preemption_policy,
+     pod.requests, pod.nonzero_cpu, pod.nonzero_memory, pod.qos, pod.kubelet_requests,
+     pod.deletion_timestamp, pod.start_time, pod.creation_timestamp, pod.phase,
+     pod.source, pod.raw) = core
+
+
+def _set_lazy(pod: Pod, values: tuple) -> None:
+    # The order of _LAZY_FIELDS.
+    (pod.uid, pod.labels, pod.annotations, pod.priority_class_name, pod.tolerations,
+     pod.node_selector, pod.spread, pod.host_ports, pod.preempted_by_scheduler,
+     pod.nominated_node_name, pod.termination_grace_period, pod.scheduler_name) = values
+
+
+def _lazy_shape(spec: Mapping[str, Any], status: Mapping[str, Any]) -> bool:
+    """True when a validated pod's lazy fields cannot fail to parse later."""
+    for field_name in _EAGER_SPEC_FIELDS:
+        if field_name in spec:
+            return False
+    conditions = status.get("conditions")
+    return conditions is None or type(conditions) is list
 
 
 @dataclass(slots=True, eq=False)
