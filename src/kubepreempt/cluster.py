@@ -232,42 +232,50 @@ class Cluster:
         scatter-adds instead of per-pod row updates: loading a 50,000-pod dump."""
         if not pods:
             return
-        index = self.node_index
-        rows = np.fromiter((index[p.node_name] for p in pods), np.int64, len(pods))
-        for pod in pods:
-            for r in pod.requests:
-                if r not in self.resource_index:
-                    self._column(r)
-        col = self.resource_index
-        ks: list[int] = []
+        index, col = self.node_index, self.resource_index
+        rows: list[int] = []
+        prio_list: list[int] = []
+        nonzero: list[tuple[int, int]] = []
+        ks: list[int] = []  # one (pod, column, amount) entry per requested resource
         cols: list[int] = []
         amounts: list[int] = []
-        for k, pod in enumerate(pods):
+        for k, pod in enumerate(pods):  # one pass: attribute reads dominate at 50,000 pods
+            rows.append(index[pod.node_name])
+            prio_list.append(pod.priority)
+            nonzero.append((pod.nonzero_cpu, pod.nonzero_memory))
             for r, amount in pod.requests.items():
+                c = col.get(r)
                 ks.append(k)
-                cols.append(col[r])
-                amounts.append(_clamp(amount))
+                cols.append(self._column(r) if c is None else c)
+                amounts.append(amount if amount <= INT64_MAX else int(INT64_MAX))
         vecs = np.zeros((len(pods), len(self.resources)), np.int64)
-        vecs[ks, cols] = amounts  # as request_vector: one entry per (pod, resource)
+        vecs[ks, cols] = amounts  # as request_vector
         vecs[:, PODS] = 1
-        np.add.at(self.requested, rows, vecs)
-        prios = np.fromiter((p.priority for p in pods), np.int64, len(pods))
+        row_array = np.array(rows, np.int64)
+        np.add.at(self.requested, row_array, vecs)
+        prios = np.array(prio_list, np.int64)
         for prio in np.unique(prios).tolist():
             pick = prios == prio
-            np.add.at(self._prio_rows(prio), rows[pick], vecs[pick])
-        nz = np.array([(p.nonzero_cpu, p.nonzero_memory) for p in pods], np.int64)
-        np.add.at(self.nonzero, rows, nz)
-        for pod, idx in zip(pods, rows.tolist(), strict=True):
+            np.add.at(self._prio_rows(prio), row_array[pick], vecs[pick])
+        np.add.at(self.nonzero, row_array, np.array(nonzero, np.int64))
+        pending, all_pods, node_pods = self.pending, self.pods, self.node_pods
+        affinity_pods = self.pod_affinity_pods
+        for pod, idx in zip(pods, rows, strict=True):
             key = pod.key
-            self.pending.pop(key, None)
-            self.pods[key] = pod
-            self.node_pods[idx][key] = pod
+            if pending:
+                pending.pop(key, None)
+            all_pods[key] = pod
+            node_pods[idx][key] = pod
             if pod.affinity is not None and pod.affinity.has_pod_terms:
-                self.pod_affinity_pods[key] = idx
-            elif self.pod_affinity_pods:  # a re-bound key may have lost its terms
-                self.pod_affinity_pods.pop(key, None)
-            self.generation += 1
-            self._log_change(idx)
+                affinity_pods[key] = idx
+            elif affinity_pods:  # a re-bound key may have lost its terms
+                affinity_pods.pop(key, None)
+        self.generation += len(pods)
+        if len(self.change_log) + len(rows) < 1_000_000:
+            self.change_log.extend(rows)
+        else:  # _log_change's trimming, pod by pod
+            for idx in rows:
+                self._log_change(idx)
 
     def remove(self, pod: Pod) -> None:
         """Remove a bound pod from its node (it terminated or was deleted)."""
@@ -436,8 +444,9 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     o = None
     try:  # one handler for the loop: a `with reading(o)` per pod costs ~1 us
         for o in docs.of("Pod"):
-            # Every loaded pod passed apiserver validation (manifests.check_object), so
-            # bound pods of the common shape may parse their rarely read fields lazily.
+            # Every pod passed apiserver validation (manifests.check_object) or came from
+            # an apiserver, so bound pods of the common shape parse their rarely read
+            # fields lazily.
             pod = parse_pod(admit(o.body, o.source), o.source, resolve, lazy=True)
             if pod.phase in ("Succeeded", "Failed"):
                 finished += 1

@@ -37,13 +37,17 @@ class RawObject:
     def namespace(self) -> str:
         """``metadata.namespace`` (``""`` when absent)."""
         meta = self.body.get("metadata")
-        return str(meta.get("namespace") or "") if isinstance(meta, Mapping) else ""
+        if type(meta) is dict or isinstance(meta, Mapping):  # the ABC check is slow
+            return str(meta.get("namespace") or "")
+        return ""
 
     @property
     def name(self) -> str:
         """``metadata.name`` (``""`` when absent)."""
         meta = self.body.get("metadata")
-        return str(meta.get("name") or "") if isinstance(meta, Mapping) else ""
+        if type(meta) is dict or isinstance(meta, Mapping):
+            return str(meta.get("name") or "")
+        return ""
 
 
 @dataclass(slots=True)
@@ -193,7 +197,7 @@ def parse_text(text: str | bytes, label: str) -> list[Any]:
 def _flatten(doc: Any, source: Source, out: Documents) -> None:
     if doc is None:
         return  # empty document (e.g. a trailing '---')
-    if not isinstance(doc, Mapping):
+    if type(doc) is not dict and not isinstance(doc, Mapping):
         raise InputError(f"document is {_a(doc)}, not a Kubernetes object", source)
     kind = doc.get("kind")
     if not kind or not isinstance(kind, str):
@@ -203,10 +207,17 @@ def _flatten(doc: Any, source: Source, out: Documents) -> None:
         items = doc.get("items")
         if items is not None and not isinstance(items, list):
             raise InputError(f"items must be a list, not {_a(items)}", source, kind)
+        path, index, by_kind = source.path, source.index, out.by_kind
         for i, item in enumerate(items or []):
+            if type(item) is dict and type(kind := item.get("kind")) is str and kind and not (
+                    kind.endswith("List")):  # the common item, without a call per level
+                obj = RawObject(kind, item, Source(path, index, i))
+                check_object(obj)
+                by_kind[kind].append(obj)
+                continue
             if isinstance(item, Mapping) and item_kind and "kind" not in item:
                 item = {**item, "kind": item_kind}  # typed lists omit the item kind
-            _flatten(item, Source(source.path, source.index, i), out)
+            _flatten(item, Source(path, index, i), out)
         return
     obj = RawObject(kind, doc, source)
     check_object(obj)
@@ -227,12 +238,12 @@ def check_object(obj: RawObject) -> None:
     reported in its words.
     """
     meta = obj.body.get("metadata")
-    if meta is not None and not isinstance(meta, Mapping):
+    if meta is not None and type(meta) is not dict and not isinstance(meta, Mapping):
         raise InputError(f"metadata must be an object, not {_a(meta)}", obj.source, obj.kind)
     meta = meta or {}
     for key in ("name", "namespace"):
         value = meta.get(key)
-        if value is not None and not isinstance(value, str):
+        if value is not None and type(value) is not str:
             raise InputError(f"metadata.{key} must be a string, not {_a(value)}", obj.source,
                              obj.kind)
     validate = VALIDATORS.get(obj.kind)
@@ -331,8 +342,13 @@ def check_duplicates(docs: Documents) -> None:
     for kind, objects in docs.by_kind.items():
         seen: dict[tuple[str, str], Source] = {}
         for obj in objects:
-            key = (obj.namespace, obj.name)
-            if not obj.name:
+            meta = obj.body.get("metadata")
+            if type(meta) is dict and type(meta.get("name")) is str and type(
+                    meta.get("namespace") or "") is str:  # as check_object leaves it
+                key = (meta.get("namespace") or "", meta["name"])
+            else:
+                key = (obj.namespace, obj.name)
+            if not key[1]:
                 continue  # reported by the typed parser, which knows the kind's rules
             if key in seen:
                 name = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name

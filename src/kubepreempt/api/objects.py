@@ -530,7 +530,9 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority,
     """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``.
 
     With ``lazy`` a bound pod of the common shape becomes a :class:`LazyPod`; pass it
-    only for bodies that passed :func:`kubepreempt.api.validation.validate_pod`.
+    only for bodies that passed :func:`kubepreempt.api.validation.validate_pod` or were
+    read from an apiserver (a later failing read would still raise :class:`InputError`
+    naming the pod, but only once something reads the field).
     """
     meta = _mapping(raw.get("metadata"), "metadata")
     name = meta.get("name")

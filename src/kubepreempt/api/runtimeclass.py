@@ -130,6 +130,9 @@ class RuntimeClassAdmission:
 
     def admit(self, body: Mapping[str, Any], source: Source) -> Mapping[str, Any]:
         """The pod as the apiserver would store it (``body`` itself when nothing changes)."""
+        spec = body.get("spec")
+        if type(spec) is dict and not spec.get("runtimeClassName"):
+            return body  # nearly every pod: no RuntimeClass named
         if not self.pending_admission(body):
             return body
         spec = body["spec"]

@@ -83,9 +83,17 @@ def dns1123_subdomain(value: str) -> tuple[str, ...]:
     return tuple(errs)
 
 
+# Valid DNS labels seen (namespaces and container names repeat over every pod).
+_VALID_DNS_LABELS: set[str] = set()
+
+
 def dns1123_label(value: str) -> tuple[str, ...]:
     """``IsDNS1123Label`` messages (empty when valid)."""
+    if value in _VALID_DNS_LABELS:
+        return ()
     if len(value) <= 63 and _DNS_LABEL.fullmatch(value):
+        if len(_VALID_DNS_LABELS) < 65536:
+            _VALID_DNS_LABELS.add(value)
         return ()
     errs = []
     if len(value) > 63:
