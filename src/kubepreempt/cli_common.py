@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import typer
-import yaml
 
 if TYPE_CHECKING:  # rich is imported only for people: JSON output never loads it
     from rich.console import Console
@@ -66,6 +65,8 @@ def emit(obj: Any, output: str) -> None:
     """Print ``obj`` as one JSON object (sorted keys, indented) or as YAML."""
     if output == YAML:
         data = orjson.loads(orjson.dumps(obj, option=orjson.OPT_SERIALIZE_NUMPY))
+        import yaml  # only -o yaml pays for PyYAML's import
+
         sys.stdout.write(yaml.safe_dump(data, sort_keys=True))
     else:
         sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS

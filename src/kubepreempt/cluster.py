@@ -233,6 +233,8 @@ class Cluster:
         if not pods:
             return
         index, col = self.node_index, self.resource_index
+        pending, all_pods, node_pods = self.pending, self.pods, self.node_pods
+        affinity_pods = self.pod_affinity_pods
         rows: list[int] = []
         prio_list: list[int] = []
         nonzero: list[tuple[int, int]] = []
@@ -240,7 +242,8 @@ class Cluster:
         cols: list[int] = []
         amounts: list[int] = []
         for k, pod in enumerate(pods):  # one pass: attribute reads dominate at 50,000 pods
-            rows.append(index[pod.node_name])
+            idx = index[pod.node_name]
+            rows.append(idx)
             prio_list.append(pod.priority)
             nonzero.append((pod.nonzero_cpu, pod.nonzero_memory))
             for r, amount in pod.requests.items():
@@ -248,6 +251,15 @@ class Cluster:
                 ks.append(k)
                 cols.append(self._column(r) if c is None else c)
                 amounts.append(amount if amount <= INT64_MAX else int(INT64_MAX))
+            key = f"{pod.namespace}/{pod.name}"  # Pod.key, without the property call
+            if pending:
+                pending.pop(key, None)
+            all_pods[key] = pod
+            node_pods[idx][key] = pod
+            if pod.affinity is not None and pod.affinity.has_pod_terms:
+                affinity_pods[key] = idx
+            elif affinity_pods:  # a re-bound key may have lost its terms
+                affinity_pods.pop(key, None)
         vecs = np.zeros((len(pods), len(self.resources)), np.int64)
         vecs[ks, cols] = amounts  # as request_vector
         vecs[:, PODS] = 1
@@ -258,18 +270,6 @@ class Cluster:
             pick = prios == prio
             np.add.at(self._prio_rows(prio), row_array[pick], vecs[pick])
         np.add.at(self.nonzero, row_array, np.array(nonzero, np.int64))
-        pending, all_pods, node_pods = self.pending, self.pods, self.node_pods
-        affinity_pods = self.pod_affinity_pods
-        for pod, idx in zip(pods, rows, strict=True):
-            key = pod.key
-            if pending:
-                pending.pop(key, None)
-            all_pods[key] = pod
-            node_pods[idx][key] = pod
-            if pod.affinity is not None and pod.affinity.has_pod_terms:
-                affinity_pods[key] = idx
-            elif affinity_pods:  # a re-bound key may have lost its terms
-                affinity_pods.pop(key, None)
         self.generation += len(pods)
         if len(self.change_log) + len(rows) < 1_000_000:
             self.change_log.extend(rows)

@@ -40,10 +40,23 @@ PREEMPT_NEVER = "Never"
 DEFAULT_GRACE_PERIOD = 30
 
 
+# Timestamp text -> epoch seconds: pods started in one rollout share their seconds, and a
+# lookup is ten times cheaper than parsing.
+_TIMES: dict[str, float] = {}
+
+
 def parse_time(raw: Any) -> float | None:
     """RFC 3339 timestamp -> seconds since the epoch (``None`` stays ``None``)."""
     if raw is None or raw == "":
         return None
+    if type(raw) is str:
+        seconds = _TIMES.get(raw)
+        if seconds is None:
+            seconds = datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+            if len(_TIMES) >= 65536:
+                _TIMES.clear()
+            _TIMES[raw] = seconds
+        return seconds
     if isinstance(raw, datetime):  # PyYAML turns unquoted timestamps into datetimes
         return raw.timestamp()
     if not isinstance(raw, str):

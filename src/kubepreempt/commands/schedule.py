@@ -10,6 +10,8 @@ import typer
 if TYPE_CHECKING:  # rich is imported only when a table is printed
     from rich.console import Console
 
+    from kubepreempt.whatif.place import WhatIf
+
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
@@ -24,7 +26,6 @@ from kubepreempt.cli_common import (
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
-from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
@@ -37,7 +38,6 @@ from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE
-from kubepreempt.whatif.place import WhatIf, what_if
 
 FilesArg = Annotated[list[str] | None, typer.Argument(
     help="Manifest files, directories, or - for stdin (or --cluster).")]
@@ -103,6 +103,10 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
                 scheduler_config: str | None = None, sample_nodes: bool = False,
                 max_rows: int = 50) -> None:
     """``schedule -f``: expand, place, print."""
+    # The controllers' expansion (croniter, hashing) loads only for -f.
+    from kubepreempt.controllers.expand import WORKLOAD_KINDS
+    from kubepreempt.whatif.place import what_if
+
     with loading("reading the cluster", output):
         cluster = build_cluster(load_input(files))
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
