@@ -447,11 +447,15 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
             # Every pod passed apiserver validation (manifests.check_object) or came from
             # an apiserver, so bound pods of the common shape parse their rarely read
             # fields lazily.
-            pod = parse_pod(admit(o.body, o.source), o.source, resolve, lazy=True)
+            body = o.body
+            spec = body.get("spec")
+            if type(spec) is not dict or spec.get("runtimeClassName"):
+                body = admit(body, o.source)
+            pod = parse_pod(body, o.source, resolve, lazy=True)
             if pod.phase in ("Succeeded", "Failed"):
                 finished += 1
                 continue
-            key = pod.key
+            key = f"{pod.namespace}/{pod.name}"  # Pod.key
             if key in seen:
                 raise InputError("duplicate object", pod.source, "Pod", key)
             seen.add(key)

@@ -194,7 +194,9 @@ def parse_text(text: str | bytes, label: str) -> list[Any]:
     return _yaml_documents(text, label)
 
 
-def _flatten(doc: Any, source: Source, out: Documents) -> None:
+def _flatten(doc: Any, source: Source, out: Documents, seen: dict | None = None) -> None:
+    if seen is None:  # one document on its own: duplicates within it
+        seen = {}
     if doc is None:
         return  # empty document (e.g. a trailing '---')
     if type(doc) is not dict and not isinstance(doc, Mapping):
@@ -207,21 +209,34 @@ def _flatten(doc: Any, source: Source, out: Documents) -> None:
         items = doc.get("items")
         if items is not None and not isinstance(items, list):
             raise InputError(f"items must be a list, not {_a(items)}", source, kind)
-        path, index, by_kind = source.path, source.index, out.by_kind
+        path, index = source.path, source.index
         for i, item in enumerate(items or []):
             if type(item) is dict and type(kind := item.get("kind")) is str and kind and not (
                     kind.endswith("List")):  # the common item, without a call per level
-                obj = RawObject(kind, item, Source(path, index, i))
-                check_object(obj)
-                by_kind[kind].append(obj)
+                _add_checked(RawObject(kind, item, Source(path, index, i)), out, seen)
                 continue
             if isinstance(item, Mapping) and item_kind and "kind" not in item:
                 item = {**item, "kind": item_kind}  # typed lists omit the item kind
-            _flatten(item, Source(path, index, i), out)
+            _flatten(item, Source(path, index, i), out, seen)
         return
-    obj = RawObject(kind, doc, source)
+    _add_checked(RawObject(kind, doc, source), out, seen)
+
+
+def _add_checked(obj: RawObject, out: Documents, seen: dict[tuple[str, str, str], Source],
+                 ) -> None:
+    """``check_object``, then refuse a second object of one kind, namespace and name (as
+    :func:`check_duplicates`, while the metadata is at hand)."""
     check_object(obj)
-    out.add(obj)
+    meta = obj.body.get("metadata")  # None, or a mapping whose name/namespace are strings
+    if meta and (name := meta.get("name")):
+        namespace = meta.get("namespace") or ""
+        key = (obj.kind, namespace, name)
+        first = seen.get(key)
+        if first is not None:
+            raise InputError(f"duplicate object (first defined at {first})", obj.source,
+                             obj.kind, f"{namespace}/{name}" if namespace else name)
+        seen[key] = obj.source
+    out.by_kind[obj.kind].append(obj)
 
 
 def _a(value: Any) -> str:
@@ -311,6 +326,7 @@ def load_documents(paths: Iterable[str], stdin: TextIO | None = None) -> Documen
 def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
     out = Documents()
     seen: set[Path] = set()  # the same file named twice (a.yaml and ./a.yaml) is read once
+    seen_objects: dict[tuple[str, str, str], Source] = {}  # duplicates, as they are read
     paths = list(paths)
     for raw_path in paths:
         if raw_path == "-":
@@ -329,11 +345,10 @@ def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
                     raise InputError(f"cannot read: {exc.strerror}", Source(str(f))) from None
         for label, data in files:
             for i, doc in enumerate(parse_text(data, label)):
-                _flatten(doc, Source(label, i), out)
+                _flatten(doc, Source(label, i), out, seen_objects)
     if paths and not any(out.by_kind.values()):
         raise InputError("no Kubernetes objects found (empty input; directories are read "
                          "for .yaml, .yml and .json files)", Source(", ".join(paths)))
-    check_duplicates(out)
     return out
 
 

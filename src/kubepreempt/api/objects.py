@@ -547,20 +547,26 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority,
     read from an apiserver (a later failing read would still raise :class:`InputError`
     naming the pod, but only once something reads the field).
     """
-    meta = _mapping(raw.get("metadata"), "metadata")
+    meta = raw.get("metadata")
+    if type(meta) is not dict:  # (a call per field costs at 50,000 pods)
+        meta = _mapping(meta, "metadata")
     name = meta.get("name")
     namespace = str(meta.get("namespace") or "default")
     if not name:
         raise InputError("object has no metadata.name", source, "Pod")
-    key = f"{namespace}/{name}"
     try:
-        spec = _mapping(raw.get("spec"), "spec")
-        status = _mapping(raw.get("status"), "status")
+        spec = raw.get("spec")
+        if type(spec) is not dict:
+            spec = _mapping(spec, "spec")
+        status = raw.get("status")
+        if type(status) is not dict:
+            status = _mapping(status, "status")
         cached = _resource_figures(spec, status)
         priority, policy = resolve_priority(spec)
         core = (namespace, str(name), str(spec.get("nodeName") or ""), priority, policy,
                 dict(cached.requests), cached.nonzero_cpu, cached.nonzero_memory,
-                _qos(status, cached.qos), dict(cached.kubelet_requests),
+                _qos(status, cached.qos) if "qosClass" in status else cached.qos,
+                dict(cached.kubelet_requests),
                 parse_time(meta.get("deletionTimestamp")), parse_time(status.get("startTime")),
                 parse_time(meta.get("creationTimestamp")), str(status.get("phase") or ""),
                 source, raw)
@@ -577,9 +583,9 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority,
         pod.scheduling_gates = _gate_names(spec.get("schedulingGates"))
         return pod
     except InputError as exc:
-        raise exc.located(source, "Pod", key) from None
+        raise exc.located(source, "Pod", f"{namespace}/{name}") from None
     except (ValueError, TypeError, SelectorError) as exc:
-        raise InputError(str(exc), source, "Pod", key) from None
+        raise InputError(str(exc), source, "Pod", f"{namespace}/{name}") from None
 
 
 _new = object.__new__

@@ -598,8 +598,10 @@ def validate_pod(body: Mapping[str, Any]) -> list[FieldError]:
         _affinity(c, get("affinity"), "spec.affinity")
     if get("topologySpreadConstraints") is not None:
         _spread(c, get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
-    if type(get("priority")) is not int or not INT32[0] <= get("priority") <= INT32[1]:
-        c.integer(get("priority"), "spec.priority")
+    priority = get("priority")
+    if priority is not None and (type(priority) is not int
+                                 or not -2147483648 <= priority <= 2147483647):
+        c.integer(priority, "spec.priority")
     grace = get("terminationGracePeriodSeconds")
     if grace is not None:
         grace = c.integer(grace, "spec.terminationGracePeriodSeconds", INT64)
@@ -607,8 +609,9 @@ def validate_pod(body: Mapping[str, Any]) -> list[FieldError]:
             c.add(invalid("spec.terminationGracePeriodSeconds", grace,
                           "must be greater than or equal to 0"))
     for field in ("nodeName", "priorityClassName", "schedulerName"):
-        if type(get(field)) is not str:
-            c.string(get(field), f"spec.{field}")
+        value = get(field)
+        if value is not None and type(value) is not str:
+            c.string(value, f"spec.{field}")
     policy = get("preemptionPolicy")
     if policy is not None and policy not in ("PreemptLowerPriority", "Never"):
         c.add(not_supported("spec.preemptionPolicy", str(policy),
