@@ -256,15 +256,17 @@ def check_object(obj: RawObject) -> None:
     if meta is not None and type(meta) is not dict and not isinstance(meta, Mapping):
         raise InputError(f"metadata must be an object, not {_a(meta)}", obj.source, obj.kind)
     meta = meta or {}
-    for key in ("name", "namespace"):
-        value = meta.get(key)
-        if value is not None and type(value) is not str:
-            raise InputError(f"metadata.{key} must be a string, not {_a(value)}", obj.source,
-                             obj.kind)
+    name = meta.get("name")
+    if type(name) is not str or type(meta.get("namespace")) is not str:  # else both fine
+        for key in ("name", "namespace"):
+            value = meta.get(key)
+            if value is not None and type(value) is not str:
+                raise InputError(f"metadata.{key} must be a string, not {_a(value)}",
+                                 obj.source, obj.kind)
     validate = VALIDATORS.get(obj.kind)
     if validate is None:
         return
-    if not meta.get("name"):
+    if not name:
         raise InputError("metadata.name: Required value: name or generateName is required",
                          obj.source, obj.kind)
     errors = validate(obj.body)
