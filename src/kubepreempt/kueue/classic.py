@@ -20,7 +20,7 @@ from kubepreempt.kueue.preemption import (
     IN_COHORT_RECLAMATION,
     Target,
     Trace,
-    candidate_order_key,
+    candidate_rank,
     finish_targets,
     fits_with,
     queue_order_time,
@@ -109,11 +109,63 @@ class _Context:
 
     def from_queue(self, cq: CQState, lca: CohortState | None,
                    advantage: bool) -> list[Candidate]:
+        """The preemptible workloads of ``cq``, classified. With the trace off, the same
+        answer as :meth:`classify` per workload, with the per-call constants hoisted."""
+        if self.trace.enabled:
+            out = []
+            for info in cq.workloads.values():
+                variant = self.classify(info, advantage)
+                if variant is not None:
+                    out.append(Candidate(info, variant, lca))
+            return out
+        return self._from_queue_fast(cq, lca, advantage)
+
+    def _from_queue_fast(self, cq: CQState, lca: CohortState | None,
+                         advantage: bool) -> list[Candidate]:
+        frs = self.frs
+        st_name = self.st.name
+        pol = self.st.spec.preemption
+        incoming = self.wl.obj.priority
+        threshold = pol.max_priority_threshold
+        never_borrow = pol.borrow_within_cohort == NEVER
         out = []
         for info in cq.workloads.values():
-            variant = self.classify(info, advantage)
-            if variant is not None:
-                out.append(Candidate(info, variant, lca))
+            uses = False
+            for ps in info.total_requests:
+                for res, flv in ps.flavors.items():
+                    if (flv, res) in frs:
+                        uses = True
+                        break
+                if uses:
+                    break
+            if not uses:
+                continue
+            same = info.cluster_queue == st_name
+            policy = pol.within_cluster_queue if same else pol.reclaim_within_cohort
+            if policy != ANY:
+                cand = info.obj.priority
+                if policy == LOWER_PRIORITY:
+                    if not incoming > cand:
+                        continue
+                elif policy == LOWER_OR_NEWER_EQUAL_PRIORITY:
+                    if not (incoming > cand or (
+                            incoming == cand and queue_order_time(self.wl, self.ace)
+                            < queue_order_time(info, self.ace))):
+                        continue
+                else:
+                    continue
+            if same:
+                variant = WITHIN_CQ
+            elif advantage:
+                variant = HIERARCHICAL_RECLAIM
+            elif never_borrow:
+                variant = RECLAIM_WITHOUT_BORROWING
+            else:
+                cand = info.obj.priority
+                variant = RECLAIM_WITHOUT_BORROWING \
+                    if cand >= incoming or (threshold is not None and cand > threshold) \
+                    else RECLAIM_WHILE_BORROWING
+            out.append(Candidate(info, variant, lca))
         return out
 
 
@@ -155,9 +207,27 @@ def _collect_cohort(ctx: _Context) -> tuple[list[Candidate], list[Candidate]]:
     return hierarchy, priority
 
 
-def _evicted_first(cands: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
-    evicted = [c for c in cands if c.info.obj.is_true("Evicted")]
-    return evicted, [c for c in cands if not c.info.obj.is_true("Evicted")]
+def _ordered(hierarchy: list[Candidate], priority: list[Candidate], same: list[Candidate],
+             now: float) -> list[Candidate]:
+    """The candidates in ``ClassicalPreemptionPlan``'s order: each group sorted by
+    ``candidatesOrdering``, then the evicted ones of every group first (hierarchy,
+    priority, own queue), then the rest in the same group order.
+
+    Within one group the ordering's own-queue rule is constant (the cohort groups hold
+    other queues' workloads, ``same`` only the preemptor's), so :func:`candidate_rank`
+    orders it alike; its first field is "not evicted", so a sorted group is already its
+    evicted workloads followed by the rest."""
+    evicted: list[Candidate] = []
+    rest: list[Candidate] = []
+    for group in (hierarchy, priority, same):
+        ranks = [candidate_rank(c.info, now) for c in group]
+        order = sorted(range(len(group)), key=ranks.__getitem__)
+        k = 0
+        while k < len(order) and not ranks[order[k]][0]:
+            k += 1
+        evicted.extend(group[i] for i in order[:k])
+        rest.extend(group[i] for i in order[k:])
+    return evicted + rest
 
 
 def _valid(ctx: _Context, snap: Snapshot, cand: Candidate, borrowing: bool) -> bool:
@@ -187,17 +257,13 @@ def classic_targets(wl: WorkloadInfo, req: Usage, frs: set[FR], snap: Snapshot, 
     same = ctx.from_queue(st, None, False) \
         if st.spec.preemption.within_cluster_queue != NEVER else []
     hierarchy, priority = _collect_cohort(ctx)
-    key = candidate_order_key(st.name, now)
-    for group in (hierarchy, priority, same):
-        group.sort(key=lambda c: key(c.info))
-    splits = [_evicted_first(g) for g in (hierarchy, priority, same)]
-    ordered = [s[0] for s in splits] + [s[1] for s in splits]
-    cands = [c for g in ordered for c in g]
+    cands = _ordered(hierarchy, priority, same, now)
     if not cands:
         trace.note("no candidates")
         return []
-    trace.note("candidates in order: " + ", ".join(f"{c.info.key} ({c.variant})"
-                                                    for c in cands))
+    if trace.enabled:
+        trace.note("candidates in order: " + ", ".join(f"{c.info.key} ({c.variant})"
+                                                        for c in cands))
     forbidden = st.spec.preemption.borrow_within_cohort == NEVER
     under_nominal = all(st.usage.get(fr, 0) < (st.quotas[fr].nominal if fr in st.quotas else 0)
                         for fr in frs)
@@ -208,7 +274,8 @@ def classic_targets(wl: WorkloadInfo, req: Usage, frs: set[FR], snap: Snapshot, 
     else:
         attempts = [True, False]
     for borrowing in attempts:
-        trace.note(f"attempt {'with' if borrowing else 'without'} borrowing")
+        if trace.enabled:
+            trace.note(f"attempt {'with' if borrowing else 'without'} borrowing")
         targets: list[Target] = []
         fits = False
         for cand in cands:
@@ -217,7 +284,8 @@ def classic_targets(wl: WorkloadInfo, req: Usage, frs: set[FR], snap: Snapshot, 
             snap.remove_workload(cand.info)
             reason = REASONS[cand.variant]
             targets.append(Target(cand.info, reason))
-            trace.note(f"  take {cand.info.key} ({reason})")
+            if trace.enabled:
+                trace.note(f"  take {cand.info.key} ({reason})")
             if fits_with(req, st, snap, borrowing):
                 fits = True
                 break

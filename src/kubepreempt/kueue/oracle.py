@@ -23,7 +23,7 @@ def preemption_oracle(wl: WorkloadInfo, snap: Snapshot, now: float,
 
     def simulate(fr: FR, quantity: int) -> Granular:
         req = {fr[0]: {fr[1]: quantity}}
-        targets = targets_for(wl, req, {fr}, snap, now, Trace())
+        targets = targets_for(wl, req, {fr}, snap, now, Trace(enabled=False))
         if memo is not None:
             memo[(fr, quantity)] = targets
         if not targets:

@@ -45,6 +45,9 @@ class Trace:
 
     lines: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # workload -> why not a candidate
+    # False: nobody reads this trace (the simulator's nominations), so hot loops may skip
+    # composing its lines; what is decided does not depend on it.
+    enabled: bool = True
 
     def note(self, text: str) -> None:
         """Record one step."""
@@ -160,13 +163,31 @@ def _reservation_time(info: WorkloadInfo, now: float) -> float:
     return c.time if c.time is not None else 0.0  # Go's zero time is the oldest
 
 
+def candidate_rank(w: WorkloadInfo, now: float) -> tuple:
+    """``candidatesOrdering`` without its own-queue rule: (not evicted, priority, minus
+    reservation time, UID, name). Remembered on ``w`` while its conditions, priority and
+    UID stay the same objects (it is asked for every preemption search in its cohort);
+    a rank that depends on ``now`` (no reservation time yet) is not remembered."""
+    obj = w.obj
+    memo = w.order_memo
+    if memo is not None and memo[0] is obj.conditions and memo[1] == obj.priority \
+            and memo[2] is obj.uid:
+        return memo[3]
+    reserved = obj.condition("QuotaReserved")
+    rank = (not obj.is_true("Evicted"), obj.priority, -_reservation_time(w, now), obj.uid,
+            w.key)
+    if reserved is not None and reserved.status == "True":
+        w.order_memo = (obj.conditions, obj.priority, obj.uid, rank)
+    return rank
+
+
 def candidate_order_key(cq_name: str, now: float) -> Callable[[WorkloadInfo], tuple]:
     """``candidatesOrdering``: evicted first, other queues first, lower priority first,
     most recently admitted first, then UID (and name, so equal UIDs stay deterministic)."""
 
     def key(w: WorkloadInfo) -> tuple:
-        return (not w.obj.is_true("Evicted"), w.cluster_queue == cq_name, w.obj.priority,
-                -_reservation_time(w, now), w.obj.uid, w.key)
+        rank = candidate_rank(w, now)
+        return (rank[0], w.cluster_queue == cq_name, *rank[1:])
 
     return key
 
@@ -219,7 +240,8 @@ def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
     for i in range(len(targets) - 2, -1, -1):
         snap.add_workload(targets[i].info)
         if fits_with(req, st, snap, allow_borrowing):
-            trace.note(f"spared {targets[i].info.key}: the workload still fits with it")
+            if trace.enabled:
+                trace.note(f"spared {targets[i].info.key}: the workload still fits with it")
             targets[i] = targets[-1]  # O(1) removal, as upstream (order is not kept)
             targets.pop()
         else:

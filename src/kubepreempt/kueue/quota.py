@@ -47,11 +47,13 @@ class WorkloadInfo:
     obj: Workload
     cluster_queue: str
     total_requests: list[PodSetResources]
+    # ``namespace/name``, read on every snapshot update (a Workload's name never changes).
+    key: str = field(init=False, repr=False)
+    # Memo of preemption's candidate order key: (conditions it was computed on, key).
+    order_memo: tuple | None = field(default=None, init=False, repr=False)
 
-    @property
-    def key(self) -> str:
-        """``namespace/name``."""
-        return self.obj.key
+    def __post_init__(self) -> None:
+        self.key = self.obj.key
 
     def usage(self) -> Usage:
         """Requests per flavor and resource (``FlavorResourceUsage``)."""

@@ -56,6 +56,7 @@ from kubepreempt.kueue.objects import (
 from kubepreempt.kueue.oracle import preemption_oracle
 from kubepreempt.kueue.preemption import (
     Target,
+    Trace,
     fits_with,
     get_targets,
     queue_order_time,
@@ -467,7 +468,8 @@ class KueueActor(Actor):
         if e.assignment.mode == Mode.PREEMPT:
             e.targets = self._oracle_answer(info, e.assignment, memo)
             if e.targets is None:
-                e.targets = get_targets(info, e.assignment, self.snap, now)
+                e.targets = get_targets(info, e.assignment, self.snap, now,
+                                        Trace(enabled=False))
         return e
 
     def _oracle_answer(self, info: WorkloadInfo, assignment: Assignment,
