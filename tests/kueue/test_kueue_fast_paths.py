@@ -45,9 +45,13 @@ def _tree(rng: random.Random) -> tuple[list[dict[str, Any]], list[str]]:
     names = []
     for i in range(rng.randint(2, 6)):
         cohort = rng.choice(["r", "c0", "c1", "c1", ""])
-        quotas = [(f, {"cpu": (str(rng.randint(0, 5)),
-                               rng.choice([None, "1", "4"]) if cohort else None)})
-                  for f in FLAVORS]
+        quotas = []
+        for f in FLAVORS:
+            nominal = rng.randint(0, 5)
+            lend = rng.choice([None, None, 0, min(2, nominal)]) if cohort else None
+            quotas.append((f, {"cpu": (str(nominal),
+                                       rng.choice([None, "1", "4"]) if cohort else None,
+                                       None if lend is None else str(lend))}))
         reclaim = rng.choice(RECLAIM)
         bwc = rng.choice([None, "LowerPriority"]) if reclaim != "Never" else None
         objs.append(cq(f"q{i}", quotas, cohort=cohort,
@@ -158,3 +162,38 @@ def test_candidate_rank_follows_condition_changes() -> None:
     w.obj.conditions = ()
     assert candidate_rank(w, NOW)[2] == -NOW
     assert candidate_rank(w, NOW + 1)[2] == -(NOW + 1)
+
+
+def _plain_local_quota(node: Any, fr: tuple[str, str]) -> int:
+    q = node.quotas.get(fr)
+    if not node.lending or q is None or q.lending_limit is None:
+        return 0
+    return max(0, node.subtree.get(fr, 0) - q.lending_limit)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_quota_tree_fast_paths_match_plain_formulas(seed: int) -> None:
+    snap, _, _, _ = _case(seed)
+    rng = random.Random(seed)
+    infos = snap.all_workloads()
+    held = set(range(len(infos)))
+    nodes = [*snap.cqs.values(), *snap.cohorts.values()]
+    frs = [(f, "cpu") for f in FLAVORS]
+    for _ in range(12):
+        for node in nodes:
+            for fr in frs:
+                local = _plain_local_quota(node, fr)
+                assert node.local_quota(fr) == local
+                assert node.local_available(fr) == max(0, local - node.usage.get(fr, 0))
+            for subset in ([frs[0]], [frs[1]], frs, []):
+                assert node.within_nominal(subset) == all(
+                    node.subtree.get(fr, 0) >= node.usage.get(fr, 0) for fr in subset)
+        if not infos:
+            break
+        i = rng.randrange(len(infos))
+        if i in held:
+            snap.remove_workload(infos[i])
+            held.discard(i)
+        else:
+            snap.add_workload(infos[i])
+            held.add(i)

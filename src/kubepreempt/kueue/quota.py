@@ -109,7 +109,7 @@ def workload_info(wl: Workload, cluster_queue: str = "") -> WorkloadInfo:
 class QuotaNode:
     """A ClusterQueue or cohort in the quota tree (upstream's ``resourceNode``)."""
 
-    __slots__ = ("name", "parent", "quotas", "subtree", "usage", "lending")
+    __slots__ = ("name", "parent", "quotas", "subtree", "usage", "lending", "keeps_local")
 
     def __init__(self, name: str, quotas: dict[FR, ResourceQuota], lending: bool) -> None:
         self.name = name
@@ -118,16 +118,24 @@ class QuotaNode:
         self.subtree: dict[FR, int] = {fr: q.nominal for fr, q in quotas.items()}
         self.usage: dict[FR, int] = dict.fromkeys(quotas, 0)
         self.lending = lending  # lending limits count (the LendingLimit gate)
+        # Some lending limit counts: else every local quota is 0 (asked on every update).
+        self.keeps_local = lending and any(q.lending_limit is not None
+                                           for q in quotas.values())
 
     def local_quota(self, fr: FR) -> int:
         """Quota only this subtree sees: what a lending limit keeps back from the parent."""
+        if not self.keeps_local:
+            return 0
         q = self.quotas.get(fr)
-        if not self.lending or q is None or q.lending_limit is None:
+        if q is None or q.lending_limit is None:
             return 0
         return max(0, self.subtree.get(fr, 0) - q.lending_limit)
 
     def local_available(self, fr: FR) -> int:
         """Unused local quota (``LocalAvailable``)."""
+        if not self.keeps_local:
+            used = self.usage.get(fr, 0)
+            return -used if used < 0 else 0
         return max(0, self.local_quota(fr) - self.usage.get(fr, 0))
 
     def available(self, fr: FR) -> int:
@@ -175,7 +183,11 @@ class QuotaNode:
 
     def within_nominal(self, frs: Iterable[FR]) -> bool:
         """``IsWithinNominalInResources``: no usage above subtree quota in ``frs``."""
-        return all(self.subtree.get(fr, 0) >= self.usage.get(fr, 0) for fr in frs)
+        subtree, usage = self.subtree, self.usage
+        for fr in frs:  # noqa: SIM110 -- a plain loop: no generator on this hot path
+            if subtree.get(fr, 0) < usage.get(fr, 0):
+                return False
+        return True
 
     def path_to_root(self) -> list[CohortState]:
         """Ancestors from the parent up to the root."""
@@ -406,14 +418,17 @@ class Snapshot:
 
     def _update(self, st: CQState, info: WorkloadInfo, m: int) -> None:
         every = self.config.semantics.usage_of_undeclared
+        quotas = st.quotas
         for ps in info.total_requests:
+            requests = ps.requests
             for res, flv in ps.flavors.items():
-                fr = (flv, res)
-                if res in ps.requests and (every or fr in st.quotas):
-                    if m > 0:
-                        st.add_usage(fr, ps.requests[res])
-                    else:
-                        st.remove_usage(fr, ps.requests[res])
+                if res in requests:
+                    fr = (flv, res)
+                    if every or fr in quotas:
+                        if m > 0:
+                            st.add_usage(fr, requests[res])
+                        else:
+                            st.remove_usage(fr, requests[res])
 
     def remove_workload(self, info: WorkloadInfo) -> None:
         """Take an admitted workload out of its queue's usage (a simulated eviction)."""
