@@ -1,7 +1,7 @@
 """Fingerprint a simulated Kueue scheduler benchmark run, to check that an optimisation
 changed no decision: a digest of every Kueue event (creation, admission, preemption with
-its reason, requeue, finish, each with its time), the cycle count, the usage integrals and
-the bench's figures (wall times left out).
+its reason, requeue, finish, each with its time), the cycle count, the usage integrals, the
+per-queue and per-cohort series and the bench's figures (wall times left out).
 
     python benchmarks/kueue_fingerprint.py kueue-baseline [--kueue-version v0.7]
         [--cohorts N] [--queues N] [--profile]
@@ -42,6 +42,8 @@ def fingerprint(cfg: kueue_bench.KueueBenchConfig, version: str) -> tuple[str, d
     for e in actor.events:
         h.update(repr(sorted(e.items())).encode())
     h.update(repr(sorted((k, v[0]) for k, v in actor.usage_ms.items())).encode())
+    for series in (actor.series, actor.cohort_series, actor.usage_series):
+        h.update(repr(sorted(series.items())).encode())
     for key in sorted(actor.workloads):
         sw = actor.workloads[key]
         h.update(repr((key, sw.state, sw.admissions, sw.preemptions)).encode())

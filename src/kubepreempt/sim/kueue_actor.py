@@ -62,7 +62,13 @@ from kubepreempt.kueue.preemption import (
     queue_order_time,
     resources_requiring_preemption,
 )
-from kubepreempt.kueue.quota import CohortState, PodSetResources, Snapshot, WorkloadInfo
+from kubepreempt.kueue.quota import (
+    CohortState,
+    CQState,
+    PodSetResources,
+    Snapshot,
+    WorkloadInfo,
+)
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.sim.actors import Actor
@@ -172,6 +178,9 @@ class KueueActor(Actor):
         self.events: list[dict[str, Any]] = []
         self.series: dict[str, list[tuple[float, float, float]]] = {}  # cq -> (t, borrowed, share)
         self.cohort_series: dict[str, list[tuple[float, float]]] = {}
+        # cohort -> (its ClusterQueues, their nominal quota per resource): the tree and
+        # its quotas are fixed for the run, and every sample of a cohort asks for them.
+        self.cohort_quota: dict[str, tuple[list[CQState], dict[str, int]]] = {}
         # cq -> "flavor/resource" -> [(t, usage in canonical units)], at changes only
         self.usage_series: dict[str, dict[str, list[tuple[float, int]]]] = {}
         # cq -> [usage integral (units x s), time of the last change, current usage]
@@ -738,11 +747,9 @@ class KueueActor(Actor):
             usage[1], usage[2] = now, sum(st.usage.values())
         for name, co in cohorts.items():
             # Utilisation: the busiest resource's usage over the member queues' nominal.
-            total: dict[str, int] = {}
+            members, total = self._cohort_quota(co)
             used: dict[str, int] = {}
-            for st in co.subtree_cluster_queues():
-                for (_, res), q in st.quotas.items():
-                    total[res] = total.get(res, 0) + q.nominal
+            for st in members:
                 for (_, res), v in st.usage.items():
                     used[res] = used.get(res, 0) + v
             util = max((used.get(r, 0) / t for r, t in total.items() if t), default=0.0)
@@ -751,6 +758,18 @@ class KueueActor(Actor):
                 points2[-1] = (now, util)
             elif not points2 or points2[-1][1] != util:
                 points2.append((now, util))
+
+    def _cohort_quota(self, co: CohortState) -> tuple[list[CQState], dict[str, int]]:
+        """The ClusterQueues below ``co`` and their summed nominal quota per resource."""
+        got = self.cohort_quota.get(co.name)
+        if got is None:
+            members = co.subtree_cluster_queues()
+            total: dict[str, int] = {}
+            for st in members:
+                for (_, res), q in st.quotas.items():
+                    total[res] = total.get(res, 0) + q.nominal
+            got = self.cohort_quota[co.name] = (members, total)
+        return got
 
     def metrics(self) -> dict[str, Any]:
         """``metrics.kueue``: per ClusterQueue and cohort figures, preemption cycles."""
