@@ -197,3 +197,31 @@ def test_quota_tree_fast_paths_match_plain_formulas(seed: int) -> None:
         else:
             snap.add_workload(infos[i])
             held.add(i)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_shared_scans_give_each_search_its_own_answer(seed: int) -> None:
+    """A nomination phase: one preemptor per queue searches the same snapshot in turn,
+    sharing the scan cache; each gets what a search without the cache gets."""
+    snap, info, _, _ = _case(seed)
+    rng = random.Random(seed)
+    asks = []
+    for name in snap.cqs:
+        wl_info = WorkloadInfo(info.obj, name, info.total_requests)
+        flv = rng.choice(FLAVORS)
+        asks.append((wl_info, {flv: {"cpu": rng.randint(1, 6)}}, {(flv, "cpu")}))
+        info.obj.priority = rng.randint(0, 4)  # the next preemptor differs in priority
+
+    def answers() -> list[list[tuple[str, str]]]:
+        return [[(t.info.key, t.reason) for t in classic.classic_targets(
+            w, req, frs, snap, NOW, Trace(enabled=False))] for w, req, frs in asks]
+
+    plain = answers()
+    snap.scan_cache = {}
+    shared = answers()
+    scanning = any(st.spec.preemption.within_cluster_queue != "Never" or (
+        st.parent is not None and st.spec.preemption.reclaim_within_cohort != "Never")
+        for st in snap.cqs.values())
+    assert bool(snap.scan_cache) == scanning
+    snap.scan_cache = None
+    assert shared == plain

@@ -58,13 +58,18 @@ class _Context:
     """``HierarchicalPreemptionCtx``: the preemptor, its queue and what it needs."""
 
     def __init__(self, wl: WorkloadInfo, st: CQState, frs: set[FR], req: Usage,
-                 admission_check_evictions: bool, trace: Trace) -> None:
+                 admission_check_evictions: bool, trace: Trace,
+                 scan_cache: dict | None = None) -> None:
         self.wl = wl
         self.st = st
         self.frs = frs
         self.req = {(f, r): v for f, per in req.items() for r, v in per.items()}
         self.ace = admission_check_evictions
         self.trace = trace
+        # Snapshot.scan_cache (the snapshot is the same at the start of every search while
+        # it is set); only the trace-off path reads it.
+        self.cache = scan_cache if not trace.enabled else None
+        self.frs_key = frozenset(frs)
 
     def uses_resources(self, info: WorkloadInfo) -> bool:
         return any((flv, res) in self.frs for ps in info.total_requests
@@ -120,14 +125,14 @@ class _Context:
             return out
         return self._from_queue_fast(cq, lca, advantage)
 
-    def _from_queue_fast(self, cq: CQState, lca: CohortState | None,
-                         advantage: bool) -> list[Candidate]:
+    def _users(self, cq: CQState) -> list[WorkloadInfo]:
+        """The workloads of ``cq`` holding a flavor-resource that needs preemption."""
+        cache = self.cache
+        if cache is not None:
+            got = cache.get((cq, self.frs_key))
+            if got is not None:
+                return got
         frs = self.frs
-        st_name = self.st.name
-        pol = self.st.spec.preemption
-        incoming = self.wl.obj.priority
-        threshold = pol.max_priority_threshold
-        never_borrow = pol.borrow_within_cohort == NEVER
         out = []
         for info in cq.workloads.values():
             uses = False
@@ -138,8 +143,21 @@ class _Context:
                         break
                 if uses:
                     break
-            if not uses:
-                continue
+            if uses:
+                out.append(info)
+        if cache is not None:
+            cache[(cq, self.frs_key)] = out
+        return out
+
+    def _from_queue_fast(self, cq: CQState, lca: CohortState | None,
+                         advantage: bool) -> list[Candidate]:
+        st_name = self.st.name
+        pol = self.st.spec.preemption
+        incoming = self.wl.obj.priority
+        threshold = pol.max_priority_threshold
+        never_borrow = pol.borrow_within_cohort == NEVER
+        out = []
+        for info in self._users(cq):
             same = info.cluster_queue == st_name
             policy = pol.within_cluster_queue if same else pol.reclaim_within_cohort
             if policy != ANY:
@@ -176,15 +194,32 @@ def quantities_fit_in_quota(node: QuotaNode, req: dict[FR, int]) -> tuple[bool, 
     return fits, {fr: max(0, v - node.local_available(fr)) for fr, v in req.items()}
 
 
+def _over_quota_queues(cur: CohortState, skip: CohortState | None, frs: set[FR],
+                       out: list[CQState]) -> list[CQState]:
+    """Queues above their quota in ``cur``'s subtree, skipping ``skip`` and subtrees
+    within quota, child cohorts before members."""
+    for child in cur.children:
+        if child is skip or child.within_nominal(frs):
+            continue
+        _over_quota_queues(child, skip, frs, out)
+    for cq in cur.members:
+        if not cq.within_nominal(frs):
+            out.append(cq)
+    return out
+
+
 def _collect_subtree(ctx: _Context, cur: CohortState, root: CohortState,
                      skip: CohortState | None, advantage: bool, out: list[Candidate]) -> None:
-    """Queues above their quota in ``cur``'s subtree, skipping subtrees within quota."""
-    for child in cur.children:
-        if child is skip or child.within_nominal(ctx.frs):
-            continue
-        _collect_subtree(ctx, child, root, skip, advantage, out)
-    for cq in cur.members:
-        if cq is not ctx.st and not cq.within_nominal(ctx.frs):
+    """Candidates of the queues above their quota in ``cur``'s subtree (but the
+    preemptor's own), skipping subtrees within quota."""
+    cache = ctx.cache
+    queues = None if cache is None else cache.get((cur, skip, ctx.frs_key))
+    if queues is None:
+        queues = _over_quota_queues(cur, skip, ctx.frs, [])
+        if cache is not None:
+            cache[(cur, skip, ctx.frs_key)] = queues
+    for cq in queues:
+        if cq is not ctx.st:
             out.extend(ctx.from_queue(cq, root, advantage))
 
 
@@ -253,7 +288,7 @@ def classic_targets(wl: WorkloadInfo, req: Usage, frs: set[FR], snap: Snapshot, 
     """Current ``ClassicalPreemptionPlan`` run to the first set of targets that fits."""
     st = snap.cqs[wl.cluster_queue]
     ctx = _Context(wl, st, frs, req, snap.config.semantics.admission_check_eviction_orders,
-                   trace)
+                   trace, snap.scan_cache)
     same = ctx.from_queue(st, None, False) \
         if st.spec.preemption.within_cluster_queue != NEVER else []
     hierarchy, priority = _collect_cohort(ctx)

@@ -367,6 +367,12 @@ class Snapshot:
         known = set(flavors)
         lending = self.config.lending_limit
         self.inactive: dict[str, str] = {}
+        # Set (to {}) by a caller that runs many preemption searches on one unchanged
+        # snapshot (each search restores what it removes), e.g. the simulator's
+        # nominations: searches then share which queues are over quota and which of their
+        # workloads use a flavor-resource. None whenever the snapshot may change between
+        # searches.
+        self.scan_cache: dict | None = None
         self.cqs: dict[str, CQState] = {}
         self.cohorts: dict[str, CohortState] = {}
         cyclic = _cyclic_cohorts(specs)

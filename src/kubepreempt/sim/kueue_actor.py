@@ -498,7 +498,12 @@ class KueueActor(Actor):
         return memo.get(flat[0])
 
     def _schedule(self, heads: list[SimWorkload]) -> dict[str, bool]:
-        entries = [self._nominate(sw) for sw in heads]
+        # Nominations leave the snapshot as they found it: their searches may share scans.
+        self.snap.scan_cache = {}
+        try:
+            entries = [self._nominate(sw) for sw in heads]
+        finally:
+            self.snap.scan_cache = None
         nominated = [e for e in entries if e.assignment is not None]
         order_time = self._order_time
         if not self.inputs.config.fair_sharing:
