@@ -18,10 +18,16 @@ import pytest
 from kueue_builders import BASE, NOW, cq, flavor, inputs, wl
 
 from kubepreempt.kueue import classic
+from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment
 from kubepreempt.kueue.objects import Condition
-from kubepreempt.kueue.preemption import Trace, candidate_order_key, candidate_rank
-from kubepreempt.kueue.quota import Snapshot, WorkloadInfo, workload_info
-from kubepreempt.kueue.semantics import CURRENT
+from kubepreempt.kueue.preemption import (
+    Trace,
+    candidate_order_key,
+    candidate_rank,
+    get_targets,
+)
+from kubepreempt.kueue.quota import PodSetResources, Snapshot, WorkloadInfo, workload_info
+from kubepreempt.kueue.semantics import CURRENT, V0_7
 
 FLAVORS = ("f0", "f1")
 POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority")
@@ -38,10 +44,13 @@ def _cohort(name: str, parent: str, cpu: int | None) -> dict[str, Any]:
             "metadata": {"name": name}, "spec": spec}
 
 
-def _tree(rng: random.Random) -> tuple[list[dict[str, Any]], list[str]]:
+def _tree(rng: random.Random, version: str = CURRENT) -> tuple[list[dict[str, Any]],
+                                                               list[str]]:
     objs: list[dict[str, Any]] = [flavor(f) for f in FLAVORS]
-    objs += [_cohort("r", "", rng.choice([None, 0, 2])), _cohort("c0", "r", None),
-             _cohort("c1", "r", rng.choice([None, 1]))]
+    cohorts = [_cohort("r", "", rng.choice([None, 0, 2])), _cohort("c0", "r", None),
+               _cohort("c1", "r", rng.choice([None, 1]))]
+    if version == CURRENT:  # v0.7's cohorts are flat, named by the queues only
+        objs += cohorts
     names = []
     for i in range(rng.randint(2, 6)):
         cohort = rng.choice(["r", "c0", "c1", "c1", ""])
@@ -80,15 +89,16 @@ def _workloads(rng: random.Random, names: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def _case(seed: int) -> tuple[Snapshot, WorkloadInfo, dict[str, dict[str, int]], set]:
+def _case(seed: int, version: str = CURRENT) -> tuple[Snapshot, WorkloadInfo,
+                                                      dict[str, dict[str, int]], set]:
     rng = random.Random(seed)
-    objs, names = _tree(rng)
+    objs, names = _tree(rng, version)
     objs += _workloads(rng, names)
     flv = rng.choice(FLAVORS)
     amount = rng.randint(1, 6)
     objs.append(wl("incoming", {"cpu": str(amount)}, priority=rng.randint(0, 3),
                    created=BASE - rng.randint(0, 2)))
-    inp = inputs(objs, CURRENT)
+    inp = inputs(objs, version)
     admitted = [w for k, w in inp.workloads.items() if k != "default/incoming"]
     snap = Snapshot(inp.cluster_queues.values(), inp.flavors, admitted, inp.config,
                     inp.cohorts)
@@ -225,3 +235,37 @@ def test_shared_scans_give_each_search_its_own_answer(seed: int) -> None:
     assert bool(snap.scan_cache) == scanning
     snap.scan_cache = None
     assert shared == plain
+
+
+@pytest.mark.parametrize("seed", range(150))
+@pytest.mark.parametrize("version", [V0_7, CURRENT])
+def test_get_targets_same_with_trace_off_and_shared_scans(seed: int, version: str) -> None:
+    """``GetTargets`` for one preemptor per queue: the trace read (every reason
+    composed, no cache), the trace off, and the trace off sharing one scan cache."""
+    snap, info, _, _ = _case(seed, version)
+    rng = random.Random(seed)
+    asks = []
+    for name in snap.cqs:
+        flv = rng.choice(FLAVORS)
+        wl_info = WorkloadInfo(info.obj, name, [
+            PodSetResources("main", 1, {"cpu": rng.randint(1, 6)})])
+        assignment = Assignment([PodSetAssignment(
+            "main", {"cpu": FlavorAssignment(flv, Mode.PREEMPT)}, fits=False)])
+        asks.append((wl_info, assignment, rng.randint(0, 4)))
+
+    def answers(trace_on: bool) -> list[list[tuple[str, str]]]:
+        out = []
+        for w, a, prio in asks:
+            w.obj.priority = prio
+            out.append([(t.info.key, t.reason) for t in get_targets(
+                w, a, snap, NOW, Trace(enabled=trace_on))])
+        return out
+
+    before = _usage(snap)
+    plain = answers(True)
+    assert answers(False) == plain
+    snap.scan_cache = {}
+    shared = answers(False)
+    snap.scan_cache = None
+    assert shared == plain
+    assert _usage(snap) == before

@@ -98,9 +98,12 @@ def queue_order_time(info: WorkloadInfo, admission_check_evictions: bool) -> flo
 
 
 def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
-                    trace: Trace, admission_check_evictions: bool) -> list[WorkloadInfo]:
-    """Admitted workloads the policies allow to preempt (``findCandidates``)."""
+                    trace: Trace, admission_check_evictions: bool,
+                    scan_cache: dict | None = None) -> list[WorkloadInfo]:
+    """Admitted workloads the policies allow to preempt (``findCandidates``).
+    ``scan_cache``: :attr:`Snapshot.scan_cache` (which queues of the tree borrow)."""
     out: list[WorkloadInfo] = []
+    note = trace.enabled  # compose the skipped reasons only for a trace that is read
     prio = wl.obj.priority
     pol = st.spec.preemption
     if pol.within_cluster_queue != NEVER:
@@ -110,43 +113,70 @@ def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
         for cand in sorted(st.workloads.values(), key=lambda w: w.key):
             cp = cand.obj.priority
             if cp > prio:
-                trace.skipped[cand.key] = f"priority {cp} > {prio}"
+                if note:
+                    trace.skipped[cand.key] = f"priority {cp} > {prio}"
                 continue
             if cp == prio and not (same_prio and ts < queue_order_time(cand, ace)):
-                trace.skipped[cand.key] = f"same priority {cp}, not newer than the preemptor" \
-                    if same_prio else f"same priority {cp} (withinClusterQueue: LowerPriority)"
+                if note:
+                    trace.skipped[cand.key] = \
+                        f"same priority {cp}, not newer than the preemptor" if same_prio \
+                        else f"same priority {cp} (withinClusterQueue: LowerPriority)"
                 continue
             if not workload_uses_resources(cand, res_per_flv):
-                trace.skipped[cand.key] = "uses no flavor/resource that needs preemption"
+                if note:
+                    trace.skipped[cand.key] = "uses no flavor/resource that needs preemption"
                 continue
             out.append(cand)
     else:
         for cand in st.workloads.values():
             trace.skipped[cand.key] = "withinClusterQueue: Never"
-    tree = _cohort_tree(st)
     if st.cohort is not None and pol.reclaim_within_cohort != NEVER:
-        for other in sorted(tree, key=lambda m: m.name):
+        for other in _borrowing_by_name(st, res_per_flv, trace, scan_cache):
             if other is st:
                 continue
-            if not cq_is_borrowing(other, res_per_flv):
+            if trace.enabled and not cq_is_borrowing(other, res_per_flv):
                 for cand in other.workloads.values():
                     trace.skipped[cand.key] = f"its ClusterQueue {other.name} is not borrowing"
                 continue
             only_lower = pol.reclaim_within_cohort != ANY
             for cand in sorted(other.workloads.values(), key=lambda w: w.key):
                 if only_lower and cand.obj.priority >= prio:
-                    trace.skipped[cand.key] = (f"priority {cand.obj.priority} >= {prio} "
-                                               "(reclaimWithinCohort: LowerPriority)")
+                    if note:
+                        trace.skipped[cand.key] = (f"priority {cand.obj.priority} >= {prio} "
+                                                   "(reclaimWithinCohort: LowerPriority)")
                     continue
                 if not workload_uses_resources(cand, res_per_flv):
-                    trace.skipped[cand.key] = "uses no flavor/resource that needs preemption"
+                    if note:
+                        trace.skipped[cand.key] = \
+                            "uses no flavor/resource that needs preemption"
                     continue
                 out.append(cand)
     elif st.cohort is not None:
-        for other in tree:
+        for other in _cohort_tree(st):
             if other is not st:
                 for cand in other.workloads.values():
                     trace.skipped[cand.key] = "reclaimWithinCohort: Never"
+    return out
+
+
+def _borrowing_by_name(st: CQState, res_per_flv: ResPerFlavor, trace: Trace,
+                       scan_cache: dict | None) -> list[CQState]:
+    """The queues of ``st``'s cohort tree by name: all of them when the trace is read (the
+    caller notes why the others are skipped), else only those borrowing a resource that
+    needs preemption."""
+    if trace.enabled:
+        return sorted(_cohort_tree(st), key=lambda m: m.name)
+    key = None
+    if scan_cache is not None:
+        key = ("borrowing", st.root(), frozenset((f, r) for f, rs in res_per_flv.items()
+                                                 for r in rs))
+        got = scan_cache.get(key)
+        if got is not None:
+            return got
+    out = [other for other in sorted(_cohort_tree(st), key=lambda m: m.name)
+           if cq_is_borrowing(other, res_per_flv)]
+    if key is not None:
+        scan_cache[key] = out
     return out
 
 
@@ -277,7 +307,8 @@ def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: Re
         cand_cq = snap.cqs[cand.cluster_queue]
         same = cand_cq is st
         if not same and not cq_is_borrowing(cand_cq, res_per_flv):
-            trace.note(f"  skip {cand.key}: {cand_cq.name} no longer borrows")
+            if trace.enabled:
+                trace.note(f"  skip {cand.key}: {cand_cq.name} no longer borrows")
             continue
         reason = IN_CLUSTER_QUEUE
         if not same:
@@ -290,7 +321,8 @@ def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: Re
                     reason = IN_COHORT_RECLAIM_WHILE_BORROWING
         snap.remove_workload(cand)
         targets.append(Target(cand, reason))
-        trace.note(f"  take {cand.key} ({reason})")
+        if trace.enabled:
+            trace.note(f"  take {cand.key} ({reason})")
         if fits_with(req, st, snap, allow_borrowing):
             fits = True
             break
@@ -473,12 +505,14 @@ def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: f
         return targets_for(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
     st = snap.cqs[wl.cluster_queue]
     candidates = find_candidates(wl, st, res_per_flv, trace,
-                                 snap.config.semantics.admission_check_eviction_orders)
+                                 snap.config.semantics.admission_check_eviction_orders,
+                                 snap.scan_cache)
     if not candidates:
         trace.note("no candidates")
         return []
     candidates.sort(key=candidate_order_key(st.name, now))
-    trace.note("candidates in order: " + ", ".join(c.key for c in candidates))
+    if trace.enabled:
+        trace.note("candidates in order: " + ", ".join(c.key for c in candidates))
     same_queue = [c for c in candidates if c.cluster_queue == wl.cluster_queue]
     req = assignment.total_requests_for(wl)
     if len(same_queue) == len(candidates):
