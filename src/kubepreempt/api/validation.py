@@ -593,6 +593,39 @@ def _tolerations_key(raw: Any) -> tuple | None:
     return None if None in key else key
 
 
+def _known_valid_containers(containers: Any) -> bool:
+    """:func:`_known_valid_pod` for ``spec.containers``."""
+    if type(containers) is not list:
+        return False
+    names = set()
+    for ctr in containers:
+        if type(ctr) is not dict:
+            return False
+        ctr_name = ctr.get("name")
+        if ctr_name is not None:
+            if type(ctr_name) is not str or ctr_name in names or (
+                    ctr_name and ctr_name not in _VALID_DNS_LABELS):
+                return False
+            if ctr_name:
+                names.add(ctr_name)
+        res = ctr.get("resources")
+        if res is not None and _resources_key(res) not in _VALID_RESOURCES:
+            return False
+        ports = ctr.get("ports")
+        if ports is not None and (type(ports) is not list or not all(
+                type(port) is dict and _known_valid_port(port) for port in ports)):
+            return False
+    return True
+
+
+def _known_valid_port(port: dict) -> bool:
+    """:func:`_known_valid_pod` for one container port."""
+    host = port.get("hostPort")
+    if host is not None and (type(host) is not int or not 0 <= host <= 65535):
+        return False
+    return port.get("protocol") in _PROTOCOLS
+
+
 def _known_valid_pod(body: Mapping[str, Any]) -> bool:
     """True when ``body`` is certainly valid: the common pod, whose every checked value is
     of the expected type and is, or is made of, values already found valid (names by one
@@ -628,35 +661,8 @@ def _known_valid_pod(body: Mapping[str, Any]) -> bool:
     if tolerations is not None and _tolerations_key(tolerations) not in _VALID_TOLERATIONS:
         return False
     containers = spec.get("containers")
-    if containers is not None:
-        if type(containers) is not list:
-            return False
-        names = set()
-        for ctr in containers:
-            if type(ctr) is not dict:
-                return False
-            ctr_name = ctr.get("name")
-            if ctr_name is not None:
-                if type(ctr_name) is not str or ctr_name in names or (
-                        ctr_name and ctr_name not in _VALID_DNS_LABELS):
-                    return False
-                if ctr_name:
-                    names.add(ctr_name)
-            res = ctr.get("resources")
-            if res is not None and _resources_key(res) not in _VALID_RESOURCES:
-                return False
-            ports = ctr.get("ports")
-            if ports is not None:
-                if type(ports) is not list:
-                    return False
-                for port in ports:
-                    if type(port) is not dict:
-                        return False
-                    host = port.get("hostPort")
-                    if host is not None and (type(host) is not int or not 0 <= host <= 65535):
-                        return False
-                    if port.get("protocol") not in _PROTOCOLS:
-                        return False
+    if containers is not None and not _known_valid_containers(containers):
+        return False
     priority = spec.get("priority")
     if priority is not None and (type(priority) is not int
                                  or not -2147483648 <= priority <= 2147483647):
