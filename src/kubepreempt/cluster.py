@@ -89,6 +89,9 @@ class Cluster:
     generation: int = 0  # bumped on every change
     node_generation: int = 0  # bumped when nodes are added, removed or changed
     _node_cache: dict = field(default_factory=dict)
+    # The preemption index (scheduler/preemption/fast.py) lives outside ``_node_cache``:
+    # a node added in a simulation extends it by a row instead of rebuilding every row.
+    preemption_index: Any = None
     # priority -> (nodes, resources) requests of the bound pods of that priority; lets
     # preemption ask "would it fit without every lower-priority pod?" for all nodes at once.
     prio_requested: dict[int, np.ndarray] = field(default_factory=dict)

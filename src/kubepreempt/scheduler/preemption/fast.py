@@ -110,17 +110,37 @@ class PreemptionIndex:
     @staticmethod
     def of(cluster: Cluster) -> PreemptionIndex:
         """The cluster's index, brought up to date."""
-        index = cluster.node_cached(("preemption-index",), PreemptionIndex)
+        index = cluster.preemption_index
         stamp = (cluster.change_epoch, cluster.alloc.shape[1])
-        if stamp != index.stamp or len(cluster.pdbs) != index.pdb_count:
-            index = PreemptionIndex(cluster)
-            cluster._node_cache[("preemption-index",)] = index
+        if (index is None or stamp != index.stamp or len(cluster.pdbs) != index.pdb_count
+                or len(cluster.nodes) < len(index.pods)):
+            # Nodes are only ever appended while the epoch holds (pop_nodes starts a new
+            # one), so a shorter node list means another cluster state: start afresh.
+            index = cluster.preemption_index = PreemptionIndex(cluster)
+        elif len(cluster.nodes) > len(index.pods):
+            index._add_rows()
         log = cluster.change_log
         if index.pos != len(log):
             for i in set(log[index.pos:]):
                 index._row(i)
             index.pos = len(log)
         return index
+
+    def _add_rows(self) -> None:
+        """Rows for the nodes appended since the index was built (a churned-in node)."""
+        cluster = self.cluster
+        old, n = len(self.pods), len(cluster.nodes)
+        grow = ((0, n - old), (0, 0))
+        self.prio = np.pad(self.prio, grow)
+        self.start = np.pad(self.start, grow)
+        self.req = np.pad(self.req, (*grow, (0, 0)))
+        self.count = np.pad(self.count, (0, n - old))
+        self.pdb_hit = np.pad(self.pdb_hit, (0, n - old))
+        self.pods.extend([] for _ in range(old, n))
+        # A new name can rank anywhere among the others.
+        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
+        for i in range(old, n):
+            self._row(i)
 
     def _row(self, i: int) -> None:
         cluster = self.cluster
