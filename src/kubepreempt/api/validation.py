@@ -355,10 +355,35 @@ def _label_selector(c: Checker, raw: Any, path: str) -> None:
 
 
 def _node_selector_term(c: Checker, raw: Any, path: str) -> None:
-    """``ValidateNodeSelectorTerm``: its matchExpressions."""
+    """``ValidateNodeSelectorTerm``: its matchExpressions, then its matchFields."""
     term = c.mapping(raw, path)
     for i, req in enumerate(c.items(term.get("matchExpressions"), f"{path}.matchExpressions")):
         _requirement(c, req, f"{path}.matchExpressions[{i}]", numeric=True)
+    for i, req in enumerate(c.items(term.get("matchFields"), f"{path}.matchFields")):
+        _field_requirement(c, req, f"{path}.matchFields[{i}]")
+
+
+def _field_requirement(c: Checker, raw: Any, p: str) -> None:
+    """``validateNodeFieldSelectorRequirement``: In/NotIn with one value, on
+    ``metadata.name`` (the only node field selector key), whose values are node names."""
+    req = c.mapping(raw, p)
+    values = c.items(req.get("values"), f"{p}.values")
+    if req.get("operator") in ("In", "NotIn"):
+        if len(values) != 1:
+            c.add(required(f"{p}.values", "must be only one value when `operator` is 'In' or "
+                                          "'NotIn' for node field selector"))
+    else:
+        c.add(invalid(f"{p}.operator", req.get("operator"), "not a valid selector operator"))
+    key = c.string(req.get("key"), f"{p}.key")
+    if key is None:
+        return
+    if key != "metadata.name":
+        c.add(invalid(f"{p}.key", key, "not a valid field selector key"))
+        return
+    for i, value in enumerate(values):
+        name = c.string(value, f"{p}.values[{i}]")
+        for msg in dns1123_subdomain(name) if name is not None else ():
+            c.add(invalid(f"{p}.values[{i}]", name, msg))
 
 
 def _weight(c: Checker, raw: Any, path: str) -> None:
