@@ -32,6 +32,7 @@ from kubepreempt.scheduler.plugins.node_resources import (
 )
 from kubepreempt.scheduler.preemption.pick import INT32_OFFSET, Candidate, CandidateMetrics
 from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
+from kubepreempt.scheduler.statuses import StatusTable
 
 # Filters whose verdict on a node does not depend on its pods: a candidate node passed
 # them in the failed cycle, and removing pods cannot change that.
@@ -174,7 +175,7 @@ class PreemptionCache:
     is applied in :meth:`prune` and :meth:`best`.
     """
 
-    __slots__ = ("index", "stamp", "pos", "table", "ids", "drop", "fast", "latest",
+    __slots__ = ("index", "stamp", "pos", "table", "drop", "fast", "latest",
                  "highest", "psum", "count", "earliest", "victim", "indep_ok", "state")
 
     def __init__(self, state: CycleState, filters: list[FilterPlugin], index: PreemptionIndex,
@@ -184,8 +185,7 @@ class PreemptionCache:
         self.index, self.stamp = index, stamp
         self.state = state
         self.pos = len(cluster.change_log)
-        self.table: list[Status] = []
-        self.ids: dict[Status, int] = {}
+        self.table = StatusTable()  # prune statuses by code
         self.drop = np.full(n, -1, np.int32)  # id in ``table`` of the prune status, or -1
         self.fast = np.zeros(n, bool)
         self.latest = np.zeros(n, np.float64)
@@ -246,13 +246,6 @@ class PreemptionCache:
             entry._fill(rows)
         return entry
 
-    def _status_id(self, status: Status) -> int:
-        code = self.ids.get(status)
-        if code is None:
-            code = self.ids[status] = len(self.table)
-            self.table.append(status)
-        return code
-
     def _fill(self, rows: np.ndarray) -> None:
         """Recompute ``rows`` (sorted node indices)."""
         state, index = self.state, self.index
@@ -261,7 +254,7 @@ class PreemptionCache:
         dropped, groups = resource_prune(state, cluster, rows, below)
         drop = np.full(rows.size, -1, np.int32)
         for mask, status in groups:
-            drop[mask] = self._status_id(status)
+            drop[mask] = self.table.code(status)
         self.drop[rows] = drop
         prio = index.prio[rows]
         start = index.start[rows]
@@ -295,7 +288,7 @@ class PreemptionCache:
         drop &= ~nominee
         if drop.any():
             for code in np.unique(codes[drop]).tolist():
-                statuses.set_many(order[drop & (codes == code)], self.table[code])
+                statuses.set_many(order[drop & (codes == code)], self.table.statuses[code])
             order, nominee = order[~drop], nominee[~drop]
         fast = self.fast[order] & (self.latest[order] < now) & ~nominee
         return order, fast
