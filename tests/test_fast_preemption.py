@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from kubepreempt.api.objects import Pod
+from kubepreempt.api.errors import Source
+from kubepreempt.api.objects import Pod, parse_node
 from kubepreempt.scheduler.preemption import Preemptor
 from kubepreempt.scheduler.scheduler import Scheduler
 
@@ -79,11 +80,12 @@ def test_score_cache_follows_binds() -> None:
 
 @st.composite
 def histories(draw):
-    """A cluster, then steps: bind a pod, remove one, or decide for a preemptor."""
+    """A cluster, then steps: bind a pod, remove one, add a node, or decide for a
+    preemptor."""
     docs = draw(clusters())
     steps = []
     for _ in range(draw(st.integers(1, 8))):
-        kind = draw(st.sampled_from(["bind", "remove", "decide", "decide"]))
+        kind = draw(st.sampled_from(["bind", "remove", "decide", "decide", "node"]))
         # Few distinct shapes, so the per-signature caches are reused across steps.
         shape = (draw(st.sampled_from(["900m", "1500m", "2500m"])),
                  draw(st.sampled_from(["0", "512Mi"])), draw(st.integers(0, 4)))
@@ -111,6 +113,11 @@ def test_caches_follow_changes(history) -> None:
     sched = Scheduler(cluster)
     cached = Preemptor(sched, now=NOW, materialize=False)
     for step, (kind, shape, pick, start) in enumerate(steps):
+        if kind == "node":  # a node joins (the simulator's churn): its name ranks anywhere
+            name = f"{'amz'[pick % 3]}{step}"
+            cluster.add_node(parse_node(node(name, cpu=shape[0], memory="4Gi", pods="4"),
+                                        Source()))
+            continue
         if kind == "bind":
             cluster.bind(_make(f"b{step}", shape, start),
                          cluster.nodes[pick % len(cluster.nodes)].name)
@@ -141,3 +148,25 @@ def test_caches_follow_changes(history) -> None:
             for victim in res.victims:
                 cluster.remove(victim)
             sched.nominator.add(target, res.node)
+
+
+def test_a_node_added_after_the_index_was_built_takes_its_place_by_name() -> None:
+    """Equal candidates are told apart by node name last; a node that joins later (the
+    simulator's churn) ranks by its name, not by when it joined."""
+    docs = [node(n, cpu="1", memory="4Gi", pods="4") for n in ("b", "c")]
+    docs += [pod(f"low-{n}", "1", node_name=n, priority=0) for n in ("b", "c")]
+    cluster = cluster_of(*docs)
+    sched = Scheduler(cluster)
+    preemptor = Preemptor(sched, now=NOW, materialize=False)
+
+    def preempt_for(name: str) -> str | None:
+        target = _make(name, ("1", "0", 5), None)
+        state, _, filters = sched.new_state(target)
+        outcome = sched.find_feasible(target, state, filters)
+        return preemptor.preempt(target, state, filters, outcome.statuses).node
+
+    assert preempt_for("first") == "b"  # builds the index over b and c
+    cluster.add_node(parse_node(node("a", cpu="1", memory="4Gi", pods="4"), Source()))
+    low_a = _make("low-a", ("1", "0", 0), None)
+    cluster.bind(low_a, "a")
+    assert preempt_for("second") == "a"

@@ -196,3 +196,13 @@ def test_loaded_dump_binds_lazy_pods_with_their_requests(tmp_path: Path) -> None
     assert type(pod) is LazyPod
     assert cluster.requested[0, cluster.resource_index["cpu"]] == 250
     assert pod.labels == {"app": "web"}
+
+
+def test_a_late_parse_failure_is_an_input_error_naming_the_pod() -> None:
+    # Only bodies that passed validation are made lazy; if the body is edited afterwards
+    # into something unreadable, the read still fails as bad input, never as a missing
+    # attribute or a traceback.
+    pod = parse_pod(bound(), SOURCE, RESOLVE, lazy=True)
+    pod.raw = {"metadata": ["not", "a", "mapping"]}
+    with pytest.raises(InputError, match="shop/web-1"):
+        _ = pod.labels

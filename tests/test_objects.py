@@ -143,7 +143,9 @@ def test_bind_many_matches_bind() -> None:
     docs = Documents()
     for d in (node("a"), node("b"), pod("x", "100m", "1Gi", node_name="a", priority=5),
               pod("y", "2", node_name="b", example_com_gpu="2"),
-              pod("z", memory="3Gi", node_name="a", priority=-1)):
+              pod("z", memory="3Gi", node_name="a", priority=-1),
+              # same shape as x: loaded lazily, the two share one requests dict
+              pod("w", "100m", "1Gi", node_name="b", priority=5)):
         docs.add(RawObject(d["kind"], d, Source("t")))
     batch = build_cluster(docs, warn=False)
     single = Cluster(priority=batch.priority)

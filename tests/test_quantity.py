@@ -69,3 +69,17 @@ def test_decimal_fraction_rounds_up(whole: int, frac: int) -> None:
 @given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=-3, max_value=6))
 def test_exponent_form(mantissa: int, exp: int) -> None:
     assert parse_quantity(f"{mantissa}e{exp}") == mantissa * Fraction(10) ** exp
+
+
+def test_resource_list_remembers_content_but_hands_out_fresh_dicts() -> None:
+    from kubepreempt.api.quantity import resource_list
+
+    first = resource_list({"cpu": "2", "memory": "1Gi"}, "status.allocatable")
+    assert first == {"cpu": 2000, "memory": 1 << 30}
+    first["cpu"] = 1  # a caller's edit does not reach the next node of that shape
+    assert resource_list({"cpu": "2", "memory": "1Gi"}, "x") == {"cpu": 2000,
+                                                                  "memory": 1 << 30}
+    with pytest.raises(ValueError, match="x.cpu"):  # bad content is never remembered
+        resource_list({"cpu": "two"}, "x")
+    with pytest.raises(ValueError, match="x.cpu"):
+        resource_list({"cpu": "two"}, "x")

@@ -148,8 +148,11 @@ def test_an_edited_known_pod_is_accepted_only_if_valid(edits: list) -> None:
 def _edit(pod: dict, where: str, field: str, value: object) -> dict:
     if where == "container":
         pod["spec"]["containers"][0][field] = value
-    elif where == "port":
-        pod["spec"]["containers"][0]["ports"][0][field] = value
+    elif where == "port":  # (an earlier edit may have replaced the containers)
+        ports = pod["spec"]["containers"][0].setdefault("ports", [])
+        if not ports:
+            ports.append({})
+        ports[0][field] = value
     else:
         pod[where][field] = value
     return pod

@@ -3,14 +3,36 @@
 The public library entry points are re-exported here so scripts can write::
 
     from kubepreempt import load_cluster, schedule
+
+They load on first use (PEP 562), so ``import kubepreempt.cli`` can set up the process
+(see :mod:`kubepreempt.cli`) before numpy and the engine are imported.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kubepreempt.api.errors import InputError
 
-__all__ = ["InputError", "__version__"]
+if TYPE_CHECKING:
+    from kubepreempt.decide import Decision, load_cluster, schedule
+    from kubepreempt.scheduler.config import load_scheduler_config
+
+__all__ = ["Decision", "InputError", "__version__", "load_cluster", "load_scheduler_config",
+           "schedule"]
 __version__ = "0.1.0"
 
-from kubepreempt.decide import Decision, load_cluster, schedule  # noqa: E402
-from kubepreempt.scheduler.config import load_scheduler_config  # noqa: E402
+_LAZY = {"Decision": "kubepreempt.decide", "load_cluster": "kubepreempt.decide",
+         "schedule": "kubepreempt.decide",
+         "load_scheduler_config": "kubepreempt.scheduler.config"}
 
-__all__ += ["Decision", "load_cluster", "load_scheduler_config", "schedule"]
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kubepreempt' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later reads skip this hook
+    return value

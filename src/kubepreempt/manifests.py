@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 import orjson
 
@@ -25,9 +25,9 @@ from kubepreempt.api.validation import VALIDATORS, invalid_message
 _EXTENSIONS = {".yaml", ".yml", ".json"}
 
 
-@dataclass(slots=True)
-class RawObject:
-    """One Kubernetes object as parsed, with where it came from."""
+class RawObject(NamedTuple):
+    """One Kubernetes object as parsed, with where it came from (a named tuple: loading
+    builds one per object)."""
 
     kind: str
     body: Mapping[str, Any]

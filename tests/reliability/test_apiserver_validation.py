@@ -142,6 +142,32 @@ CASES = {
                    " [{key: cores, operator: Gt, values: ['1', '2']}]\n"),
         2, "nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be "
            "specified single value when `operator` is 'Lt' or 'Gt'"),
+    # validateNodeFieldSelectorRequirement: metadata.name only, In/NotIn with one value,
+    # each value a node name (a DNS subdomain).
+    "match-fields-key": (
+        NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
+                   "DuringExecution:\n        nodeSelectorTerms:\n        - matchFields:"
+                   " [{key: metadata.uid, operator: In, values: [n1]}]\n"),
+        2, "nodeSelectorTerms[0].matchFields[0].key: Invalid value: \"metadata.uid\": not a "
+           "valid field selector key"),
+    "match-fields-two-values": (
+        NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
+                   "DuringExecution:\n        nodeSelectorTerms:\n        - matchFields:"
+                   " [{key: metadata.name, operator: NotIn, values: [n1, n2]}]\n"),
+        2, "nodeSelectorTerms[0].matchFields[0].values: Required value: must be only one "
+           "value when `operator` is 'In' or 'NotIn' for node field selector"),
+    "match-fields-exists": (
+        NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
+                   "DuringExecution:\n        nodeSelectorTerms:\n        - matchFields:"
+                   " [{key: metadata.name, operator: Exists}]\n"),
+        2, "nodeSelectorTerms[0].matchFields[0].operator: Invalid value: \"Exists\": not a "
+           "valid selector operator"),
+    "match-fields-bad-name": (
+        NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
+                   "DuringExecution:\n        nodeSelectorTerms:\n        - matchFields:"
+                   " [{key: metadata.name, operator: In, values: [Node_1]}]\n"),
+        2, "nodeSelectorTerms[0].matchFields[0].values[0]: Invalid value: \"Node_1\": a "
+           "lowercase RFC 1123 subdomain must consist of"),
     "affinity-no-terms": (
         NODE + pod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
                    "DuringExecution:\n        nodeSelectorTerms: []\n"),
@@ -198,6 +224,7 @@ def test_valid_objects_pass(capsys, tmp_path) -> None:
                   "  nodeSelector: {example.com/zone: a-1}\n"
                   "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnored"
                   "DuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions:"
-                  " [{key: cores, operator: Lt, values: ['9']}]\n"))
+                  " [{key: cores, operator: Lt, values: ['9']}]\n"
+                  "          matchFields: [{key: metadata.name, operator: In, values: [n1]}]\n"))
     code, err, _ = run(capsys, tmp_path, text)
     assert code == 0, err

@@ -492,7 +492,8 @@ class LazyPod(Pod):
         try:
             values = _lazy_values(meta, self.raw.get("spec") or {},
                                   self.raw.get("status") or {}, self.namespace)
-        except (ValueError, TypeError, SelectorError) as exc:
+        except (ValueError, TypeError, SelectorError, AttributeError, KeyError,
+                IndexError) as exc:  # (an AttributeError must not pass for "no such field")
             raise InputError(str(exc), self.source, "Pod", self.key) from None
         for field_name, value in zip(_LAZY_FIELDS, values, strict=True):
             try:  # a field set since loading (say a new nomination) keeps its value

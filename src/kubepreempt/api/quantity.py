@@ -119,12 +119,35 @@ def format_amount(resource: str, amount: int) -> str:
     return str(amount)
 
 
+# Parsed resource lists by content: the nodes of one instance type share their allocatable.
+_RESOURCE_LISTS: dict[tuple, dict[str, int]] = {}
+
+
 def resource_list(raw: Any, what: str) -> dict[str, int]:
     """A ``ResourceList`` mapping -> canonical integer amounts; rejects bad quantities."""
     if raw is None:
         return {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
+    if type(raw) is dict:
+        try:
+            key = tuple(raw.items())
+            known = _RESOURCE_LISTS.get(key)
+        except TypeError:  # an unhashable value: parsed below, which reports it
+            key, known = None, None
+        if known is not None:
+            return dict(known)  # each caller owns its dict
+    else:
+        key = None
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"{what} must be a mapping, got {type(raw).__name__}")
+    out = _parse_resource_list(raw, what)
+    if key is not None:
+        if len(_RESOURCE_LISTS) >= 4096:
+            _RESOURCE_LISTS.clear()
+        _RESOURCE_LISTS[key] = dict(out)
+    return out
+
+
+def _parse_resource_list(raw: Mapping[str, Any], what: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for name, qty in raw.items():
         try:

@@ -355,10 +355,35 @@ def _label_selector(c: Checker, raw: Any, path: str) -> None:
 
 
 def _node_selector_term(c: Checker, raw: Any, path: str) -> None:
-    """``ValidateNodeSelectorTerm``: its matchExpressions."""
+    """``ValidateNodeSelectorTerm``: its matchExpressions, then its matchFields."""
     term = c.mapping(raw, path)
     for i, req in enumerate(c.items(term.get("matchExpressions"), f"{path}.matchExpressions")):
         _requirement(c, req, f"{path}.matchExpressions[{i}]", numeric=True)
+    for i, req in enumerate(c.items(term.get("matchFields"), f"{path}.matchFields")):
+        _field_requirement(c, req, f"{path}.matchFields[{i}]")
+
+
+def _field_requirement(c: Checker, raw: Any, p: str) -> None:
+    """``validateNodeFieldSelectorRequirement``: In/NotIn with one value, on
+    ``metadata.name`` (the only node field selector key), whose values are node names."""
+    req = c.mapping(raw, p)
+    values = c.items(req.get("values"), f"{p}.values")
+    if req.get("operator") in ("In", "NotIn"):
+        if len(values) != 1:
+            c.add(required(f"{p}.values", "must be only one value when `operator` is 'In' or "
+                                          "'NotIn' for node field selector"))
+    else:
+        c.add(invalid(f"{p}.operator", req.get("operator"), "not a valid selector operator"))
+    key = c.string(req.get("key"), f"{p}.key")
+    if key is None:
+        return
+    if key != "metadata.name":
+        c.add(invalid(f"{p}.key", key, "not a valid field selector key"))
+        return
+    for i, value in enumerate(values):
+        name = c.string(value, f"{p}.values[{i}]")
+        for msg in dns1123_subdomain(name) if name is not None else ():
+            c.add(invalid(f"{p}.values[{i}]", name, msg))
 
 
 def _weight(c: Checker, raw: Any, path: str) -> None:
@@ -593,6 +618,39 @@ def _tolerations_key(raw: Any) -> tuple | None:
     return None if None in key else key
 
 
+def _known_valid_containers(containers: Any) -> bool:
+    """:func:`_known_valid_pod` for ``spec.containers``."""
+    if type(containers) is not list:
+        return False
+    names = set()
+    for ctr in containers:
+        if type(ctr) is not dict:
+            return False
+        ctr_name = ctr.get("name")
+        if ctr_name is not None:
+            if type(ctr_name) is not str or ctr_name in names or (
+                    ctr_name and ctr_name not in _VALID_DNS_LABELS):
+                return False
+            if ctr_name:
+                names.add(ctr_name)
+        res = ctr.get("resources")
+        if res is not None and _resources_key(res) not in _VALID_RESOURCES:
+            return False
+        ports = ctr.get("ports")
+        if ports is not None and (type(ports) is not list or not all(
+                type(port) is dict and _known_valid_port(port) for port in ports)):
+            return False
+    return True
+
+
+def _known_valid_port(port: dict) -> bool:
+    """:func:`_known_valid_pod` for one container port."""
+    host = port.get("hostPort")
+    if host is not None and (type(host) is not int or not 0 <= host <= 65535):
+        return False
+    return port.get("protocol") in _PROTOCOLS
+
+
 def _known_valid_pod(body: Mapping[str, Any]) -> bool:
     """True when ``body`` is certainly valid: the common pod, whose every checked value is
     of the expected type and is, or is made of, values already found valid (names by one
@@ -628,35 +686,8 @@ def _known_valid_pod(body: Mapping[str, Any]) -> bool:
     if tolerations is not None and _tolerations_key(tolerations) not in _VALID_TOLERATIONS:
         return False
     containers = spec.get("containers")
-    if containers is not None:
-        if type(containers) is not list:
-            return False
-        names = set()
-        for ctr in containers:
-            if type(ctr) is not dict:
-                return False
-            ctr_name = ctr.get("name")
-            if ctr_name is not None:
-                if type(ctr_name) is not str or ctr_name in names or (
-                        ctr_name and ctr_name not in _VALID_DNS_LABELS):
-                    return False
-                if ctr_name:
-                    names.add(ctr_name)
-            res = ctr.get("resources")
-            if res is not None and _resources_key(res) not in _VALID_RESOURCES:
-                return False
-            ports = ctr.get("ports")
-            if ports is not None:
-                if type(ports) is not list:
-                    return False
-                for port in ports:
-                    if type(port) is not dict:
-                        return False
-                    host = port.get("hostPort")
-                    if host is not None and (type(host) is not int or not 0 <= host <= 65535):
-                        return False
-                    if port.get("protocol") not in _PROTOCOLS:
-                        return False
+    if containers is not None and not _known_valid_containers(containers):
+        return False
     priority = spec.get("priority")
     if priority is not None and (type(priority) is not int
                                  or not -2147483648 <= priority <= 2147483647):
@@ -729,6 +760,10 @@ def pod_errors(body: Mapping[str, Any]) -> list[FieldError]:
     return c.errors
 
 
+# (resource name, quantity text) pairs of node capacity already found valid.
+_VALID_QUANTITIES: set[tuple[str, str]] = set()
+
+
 def validate_node(body: Mapping[str, Any]) -> list[FieldError]:
     """``ValidateNode`` for the fields kubepreempt reads (taints under ``metadata.taints``,
     as upstream's field path has it)."""
@@ -760,8 +795,16 @@ def validate_node(body: Mapping[str, Any]) -> list[FieldError]:
     status = c.mapping(body.get("status"), "status")
     for part in ("capacity", "allocatable"):
         for name, qty in c.mapping(status.get(part), f"status.{part}").items():
+            if type(qty) is str and (name, qty) in _VALID_QUANTITIES:
+                continue  # nodes of one instance type repeat their figures
+            before = len(c.errors)
             _quantity(c, str(name), qty, f"status.{part}.{name}")
+            if type(qty) is str and type(name) is str and len(c.errors) == before:
+                if len(_VALID_QUANTITIES) >= 4096:
+                    _VALID_QUANTITIES.clear()
+                _VALID_QUANTITIES.add((name, qty))
     return c.errors
+
 
 
 def validate_priority_class(body: Mapping[str, Any]) -> list[FieldError]:

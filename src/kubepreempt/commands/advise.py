@@ -22,14 +22,11 @@ from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
-from kubepreempt.live.options import live_input, load_input, qualify
+from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
 from kubepreempt.whatif.place import expand_documents
-
-FilesArg = Annotated[list[str] | None, typer.Argument(
-    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:

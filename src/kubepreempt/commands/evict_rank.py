@@ -15,7 +15,7 @@ from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.eviction import RESOURCES, EvictionRanking, rank_node
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.kubelet.metrics import parse_pod_metrics
-from kubepreempt.live.options import live_input, load_input
+from kubepreempt.live.options import FilesArg, live_input, load_input
 
 
 def render(rank: EvictionRanking, console: Console | None = None) -> None:
@@ -47,8 +47,7 @@ def register(app: typer.Typer) -> None:
     @live_input((*SCHEDULER_KINDS, METRICS_KIND))
     def evict_rank(
         node: Annotated[str, typer.Option("--node", help="The node under pressure")],
-        files: Annotated[list[str] | None, typer.Argument(
-            help="Manifests: files, directories or - (or --cluster)")] = None,
+        files: FilesArg = None,
         resource: Annotated[str, typer.Option(
             "--resource", help="memory or ephemeral-storage")] = "memory",
         output: Annotated[str, output_option()] = TABLE,

@@ -20,7 +20,7 @@ from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.admission import AdmissionResult, admit
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
-from kubepreempt.live.options import live_input, load_input, qualify
+from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 
 _COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
 
@@ -69,8 +69,7 @@ def register(app: typer.Typer) -> None:
         pod: Annotated[str, typer.Option("--pod", metavar="[NAMESPACE/]NAME",
                                          help="The pod to admit; a bare NAME is in -n.")],
         node: Annotated[str, typer.Option("--node", help="The node whose kubelet admits it")],
-        files: Annotated[list[str] | None, typer.Argument(
-            help="Manifests: files, directories or - (or --cluster)")] = None,
+        files: FilesArg = None,
         output: Annotated[str, output_option()] = TABLE,
     ) -> None:
         """Kubelet admission: admit, evict pods for a critical pod, or reject."""

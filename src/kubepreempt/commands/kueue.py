@@ -20,7 +20,7 @@ from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
-from kubepreempt.live.options import live_input, load_input, qualify
+from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 
 
 def _amount(res: str, v: int | None) -> str:
@@ -73,8 +73,7 @@ def register(app: typer.Typer) -> None:
         workload: Annotated[str, typer.Option(
             "--workload", metavar="[NAMESPACE/]NAME",
             help="The Workload; a bare NAME is in -n.")],
-        files: Annotated[list[str] | None, typer.Argument(
-            help="Manifests: files, dirs or - (or --cluster).")] = None,
+        files: FilesArg = None,
         output: Annotated[str, output_option()] = TABLE,
         explain: Annotated[bool, typer.Option("--explain", help="Show quotas, shares, "
                                               "candidates.")] = False,

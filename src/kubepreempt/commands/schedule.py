@@ -33,14 +33,11 @@ from kubepreempt.decide import (
     resolve_pod,
     schedule,
 )
-from kubepreempt.live.options import live_input, load_input, qualify
+from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE
-
-FilesArg = Annotated[list[str] | None, typer.Argument(
-    help="Manifest files, directories, or - for stdin (or --cluster).")]
 
 
 def register(app: typer.Typer) -> None:

@@ -70,6 +70,10 @@ _OPTIONS: dict[str, Any] = {
         rich_help_panel="Live cluster"), None),
 }
 
+# The manifests argument of every command that reads a cluster (files, or --cluster).
+FilesArg = Annotated[list[str] | None, typer.Argument(
+    help="Manifest files, directories, or - for stdin (or --cluster).")]
+
 _current: ContextVar[LiveArgs | None] = ContextVar("kubepreempt_live_args", default=None)
 # The kubeconfig context's namespace, once --cluster has resolved it (kubectl's default).
 _context_namespace: ContextVar[str | None] = ContextVar("kubepreempt_ctx_ns", default=None)

@@ -19,6 +19,25 @@ from kubepreempt.scheduler.framework import Status
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 
 
+class StatusTable:
+    """Distinct statuses, each known by a small code (its position in ``statuses``): the
+    per-node arrays of :class:`NodeStatuses` and the preemption cache hold codes."""
+
+    __slots__ = ("statuses", "_ids")
+
+    def __init__(self, statuses: list[Status] | None = None) -> None:
+        self.statuses: list[Status] = list(statuses or [])
+        self._ids: dict[Status, int] = {st: i for i, st in enumerate(self.statuses)}
+
+    def code(self, status: Status) -> int:
+        """The code of ``status``, added on first use."""
+        code = self._ids.get(status)
+        if code is None:
+            code = self._ids[status] = len(self.statuses)
+            self.statuses.append(status)
+        return code
+
+
 class NodeStatuses(MutableMapping[int, Status]):
     """Node index -> Status, stored as one small code per node.
 
@@ -27,23 +46,15 @@ class NodeStatuses(MutableMapping[int, Status]):
     the fit-error message is one ``bincount``.
     """
 
-    __slots__ = ("_codes", "_table", "_ids")
+    __slots__ = ("_codes", "_statuses")
 
     def __init__(self, num_nodes: int) -> None:
         self._codes = np.full(num_nodes, -1, np.int32)
-        self._table: list[Status] = []
-        self._ids: dict[Status, int] = {}
-
-    def _id(self, status: Status) -> int:
-        code = self._ids.get(status)
-        if code is None:
-            code = self._ids[status] = len(self._table)
-            self._table.append(status)
-        return code
+        self._statuses = StatusTable()
 
     def set_many(self, nodes: np.ndarray, status: Status) -> None:
         """Give every node in ``nodes`` the same status."""
-        self._codes[nodes] = self._id(status)
+        self._codes[nodes] = self._statuses.code(status)
 
     def clear_many(self, nodes: np.ndarray | list[int]) -> None:
         """Forget the statuses of ``nodes``."""
@@ -62,13 +73,13 @@ class NodeStatuses(MutableMapping[int, Status]):
         code = self._code(key)
         if code < 0:
             raise KeyError(key)
-        return self._table[code]
+        return self._statuses.statuses[code]
 
     def __contains__(self, key: object) -> bool:
         return self._code(key) >= 0
 
     def __setitem__(self, key: int, status: Status) -> None:
-        self._codes[key] = self._id(status)
+        self._codes[key] = self._statuses.code(status)
 
     def __delitem__(self, key: int) -> None:
         if self._code(key) < 0:
@@ -86,18 +97,20 @@ class NodeStatuses(MutableMapping[int, Status]):
         codes = self._codes[self._codes >= 0]
         if not codes.size:
             return []
-        per = np.bincount(codes, minlength=len(self._table))
-        return [(st, int(n)) for st, n in zip(self._table, per.tolist(), strict=True) if n]
+        table = self._statuses.statuses
+        per = np.bincount(codes, minlength=len(table))
+        return [(st, int(n)) for st, n in zip(table, per.tolist(), strict=True) if n]
 
     def copy(self) -> NodeStatuses:
         """An independent copy."""
         out = NodeStatuses.__new__(NodeStatuses)
-        out._codes, out._table, out._ids = self._codes.copy(), list(self._table), dict(self._ids)
+        out._codes, out._statuses = self._codes.copy(), StatusTable(self._statuses.statuses)
         return out
 
     def nodes_where(self, predicate) -> np.ndarray:
         """Sorted indices of the nodes whose status satisfies ``predicate``."""
-        good = np.array([bool(predicate(st)) for st in self._table] + [False], bool)
+        good = np.array([bool(predicate(st)) for st in self._statuses.statuses] + [False],
+                        bool)
         return np.flatnonzero(good[self._codes])  # code -1 picks the trailing False
 
 

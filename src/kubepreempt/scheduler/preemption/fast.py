@@ -32,6 +32,7 @@ from kubepreempt.scheduler.plugins.node_resources import (
 )
 from kubepreempt.scheduler.preemption.pick import INT32_OFFSET, Candidate, CandidateMetrics
 from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
+from kubepreempt.scheduler.statuses import StatusTable
 
 # Filters whose verdict on a node does not depend on its pods: a candidate node passed
 # them in the failed cycle, and removing pods cannot change that.
@@ -110,17 +111,37 @@ class PreemptionIndex:
     @staticmethod
     def of(cluster: Cluster) -> PreemptionIndex:
         """The cluster's index, brought up to date."""
-        index = cluster.node_cached(("preemption-index",), PreemptionIndex)
+        index = cluster.preemption_index
         stamp = (cluster.change_epoch, cluster.alloc.shape[1])
-        if stamp != index.stamp or len(cluster.pdbs) != index.pdb_count:
-            index = PreemptionIndex(cluster)
-            cluster._node_cache[("preemption-index",)] = index
+        if (index is None or stamp != index.stamp or len(cluster.pdbs) != index.pdb_count
+                or len(cluster.nodes) < len(index.pods)):
+            # Nodes are only ever appended while the epoch holds (pop_nodes starts a new
+            # one), so a shorter node list means another cluster state: start afresh.
+            index = cluster.preemption_index = PreemptionIndex(cluster)
+        elif len(cluster.nodes) > len(index.pods):
+            index._add_rows()
         log = cluster.change_log
         if index.pos != len(log):
             for i in set(log[index.pos:]):
                 index._row(i)
             index.pos = len(log)
         return index
+
+    def _add_rows(self) -> None:
+        """Rows for the nodes appended since the index was built (a churned-in node)."""
+        cluster = self.cluster
+        old, n = len(self.pods), len(cluster.nodes)
+        grow = ((0, n - old), (0, 0))
+        self.prio = np.pad(self.prio, grow)
+        self.start = np.pad(self.start, grow)
+        self.req = np.pad(self.req, (*grow, (0, 0)))
+        self.count = np.pad(self.count, (0, n - old))
+        self.pdb_hit = np.pad(self.pdb_hit, (0, n - old))
+        self.pods.extend([] for _ in range(old, n))
+        # A new name can rank anywhere among the others.
+        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
+        for i in range(old, n):
+            self._row(i)
 
     def _row(self, i: int) -> None:
         cluster = self.cluster
@@ -154,7 +175,7 @@ class PreemptionCache:
     is applied in :meth:`prune` and :meth:`best`.
     """
 
-    __slots__ = ("index", "stamp", "pos", "table", "ids", "drop", "fast", "latest",
+    __slots__ = ("index", "stamp", "pos", "table", "drop", "fast", "latest",
                  "highest", "psum", "count", "earliest", "victim", "indep_ok", "state")
 
     def __init__(self, state: CycleState, filters: list[FilterPlugin], index: PreemptionIndex,
@@ -164,8 +185,7 @@ class PreemptionCache:
         self.index, self.stamp = index, stamp
         self.state = state
         self.pos = len(cluster.change_log)
-        self.table: list[Status] = []
-        self.ids: dict[Status, int] = {}
+        self.table = StatusTable()  # prune statuses by code
         self.drop = np.full(n, -1, np.int32)  # id in ``table`` of the prune status, or -1
         self.fast = np.zeros(n, bool)
         self.latest = np.zeros(n, np.float64)
@@ -226,13 +246,6 @@ class PreemptionCache:
             entry._fill(rows)
         return entry
 
-    def _status_id(self, status: Status) -> int:
-        code = self.ids.get(status)
-        if code is None:
-            code = self.ids[status] = len(self.table)
-            self.table.append(status)
-        return code
-
     def _fill(self, rows: np.ndarray) -> None:
         """Recompute ``rows`` (sorted node indices)."""
         state, index = self.state, self.index
@@ -241,7 +254,7 @@ class PreemptionCache:
         dropped, groups = resource_prune(state, cluster, rows, below)
         drop = np.full(rows.size, -1, np.int32)
         for mask, status in groups:
-            drop[mask] = self._status_id(status)
+            drop[mask] = self.table.code(status)
         self.drop[rows] = drop
         prio = index.prio[rows]
         start = index.start[rows]
@@ -275,7 +288,7 @@ class PreemptionCache:
         drop &= ~nominee
         if drop.any():
             for code in np.unique(codes[drop]).tolist():
-                statuses.set_many(order[drop & (codes == code)], self.table[code])
+                statuses.set_many(order[drop & (codes == code)], self.table.statuses[code])
             order, nominee = order[~drop], nominee[~drop]
         fast = self.fast[order] & (self.latest[order] < now) & ~nominee
         return order, fast
