@@ -74,6 +74,8 @@ SCALED = {
         "--scale 0.002 --top 3",
     ".venv/bin/python benchmarks/scaling_curve.py -o docs/scaling.png": "--sizes 20",
     ".venv/bin/python benchmarks/bench_sweep.py": "--seeds 1 --jobs 1",
+    ".venv/bin/python benchmarks/kueue_fingerprint.py kueue-large-scale --cohorts 2":
+        "--queues 4",
     ".venv/bin/python benchmarks/bench_workloads.py":
         "--runs 1 --scale 0.004 --only TopologySpreading/5000Nodes_5000Pods",
     "kubepreempt bench SchedulingBasic/5000Nodes_10000Pods --scheduler-config "
