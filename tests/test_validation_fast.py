@@ -189,3 +189,15 @@ def test_node_quantities_are_remembered_only_when_valid() -> None:
     for _ in range(2):  # a refused figure is refused every time
         errors = validate_node(node("1500m"))
         assert [e.detail for e in errors] == ["must be an integer"]
+
+
+def test_refused_values_never_become_known() -> None:
+    for where, field, value in [("metadata", "labels", {"app": "a b"}),
+                                ("metadata", "namespace", "Shop"),
+                                ("container", "name", "Bad_Name"),
+                                ("container", "resources", {"requests": {"cpu": "-1"}}),
+                                ("spec", "tolerations", [{"operator": "In"}])]:
+        pod = _edit(common_pod(), where, field, value)
+        for _ in range(2):
+            assert validate_pod(pod) != [], (field, value)
+            assert not _known_valid_pod(pod), (field, value)
