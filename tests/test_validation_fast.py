@@ -176,3 +176,28 @@ def test_boundary_values_are_refused(where: str, field: str, value: object) -> N
     assert pod_errors(pod) != []  # the case is really invalid
     assert not _known_valid_pod(pod)
     assert validate_pod(pod) != []
+
+
+def test_node_quantities_are_remembered_only_when_valid() -> None:
+    from kubepreempt.api.validation import validate_node
+
+    def node(pods: str) -> dict:
+        return {"kind": "Node", "metadata": {"name": "n1"},
+                "status": {"allocatable": {"cpu": "4", "pods": pods}}}
+
+    assert validate_node(node("110")) == [] and validate_node(node("110")) == []
+    for _ in range(2):  # a refused figure is refused every time
+        errors = validate_node(node("1500m"))
+        assert [e.detail for e in errors] == ["must be an integer"]
+
+
+def test_refused_values_never_become_known() -> None:
+    for where, field, value in [("metadata", "labels", {"app": "a b"}),
+                                ("metadata", "namespace", "Shop"),
+                                ("container", "name", "Bad_Name"),
+                                ("container", "resources", {"requests": {"cpu": "-1"}}),
+                                ("spec", "tolerations", [{"operator": "In"}])]:
+        pod = _edit(common_pod(), where, field, value)
+        for _ in range(2):
+            assert validate_pod(pod) != [], (field, value)
+            assert not _known_valid_pod(pod), (field, value)
