@@ -458,14 +458,16 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
     o = None
     try:  # one handler for the loop: a `with reading(o)` per pod costs ~1 us
         for o in docs.of("Pod"):
-            # Every pod passed apiserver validation (manifests.check_object) or came from
-            # an apiserver, so bound pods of the common shape parse their rarely read
-            # fields lazily.
+            # A pod that passed apiserver validation (manifests.check_object) or came from
+            # an apiserver (RawObject.checked), bound and of the common shape, parses its
+            # rarely read fields lazily; not once RuntimeClass admission merged fields
+            # into it (its tolerations were never validated), nor when a sweep edit or
+            # code built it: their errors are reported while loading.
             body = o.body
             spec = body.get("spec")
             if type(spec) is not dict or spec.get("runtimeClassName"):
                 body = admit(body, o.source)
-            pod = parse_pod(body, o.source, resolve, lazy=True)
+            pod = parse_pod(body, o.source, resolve, lazy=o.checked and body is o.body)
             if pod.phase in ("Succeeded", "Failed"):
                 finished += 1
                 continue

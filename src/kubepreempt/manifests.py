@@ -27,11 +27,13 @@ _EXTENSIONS = {".yaml", ".yml", ".json"}
 
 class RawObject(NamedTuple):
     """One Kubernetes object as parsed, with where it came from (a named tuple: loading
-    builds one per object)."""
+    builds one per object). ``checked``: ``body`` passed :func:`check_object` (or was
+    served by an apiserver) and is unchanged since, so typed parsing may trust it."""
 
     kind: str
     body: Mapping[str, Any]
     source: Source
+    checked: bool = False
 
     @property
     def namespace(self) -> str:
@@ -213,30 +215,34 @@ def _flatten(doc: Any, source: Source, out: Documents, seen: dict | None = None)
         for i, item in enumerate(items or []):
             if type(item) is dict and type(kind := item.get("kind")) is str and kind and not (
                     kind.endswith("List")):  # the common item, without a call per level
-                _add_checked(RawObject(kind, item, Source(path, index, i)), out, seen)
+                _add_checked(RawObject(kind, item, Source(path, index, i), True), out, seen)
                 continue
             if isinstance(item, Mapping) and item_kind and "kind" not in item:
                 item = {**item, "kind": item_kind}  # typed lists omit the item kind
             _flatten(item, Source(path, index, i), out, seen)
         return
-    _add_checked(RawObject(kind, doc, source), out, seen)
+    _add_checked(RawObject(kind, doc, source, True), out, seen)
 
 
 def _add_checked(obj: RawObject, out: Documents, seen: dict[tuple[str, str, str], Source],
                  ) -> None:
-    """``check_object``, then refuse a second object of one kind, namespace and name (as
-    :func:`check_duplicates`, while the metadata is at hand)."""
+    """``check_object``, then note a second object of one kind, namespace and name (so that
+    :func:`check_duplicates` runs only when there is one to report)."""
     check_object(obj)
     meta = obj.body.get("metadata")  # None, or a mapping whose name/namespace are strings
     if meta and (name := meta.get("name")):
-        namespace = meta.get("namespace") or ""
-        key = (obj.kind, namespace, name)
-        first = seen.get(key)
-        if first is not None:
-            raise InputError(f"duplicate object (first defined at {first})", obj.source,
-                             obj.kind, f"{namespace}/{name}" if namespace else name)
-        seen[key] = obj.source
+        key = (obj.kind, meta.get("namespace") or "", name)
+        if key in seen:
+            # Reported once every object is validated, by check_duplicates (kind by kind):
+            # an invalid object later in the input is the error the user sees first.
+            seen[_DUPLICATE_SEEN] = obj.source
+        else:
+            seen[key] = obj.source
     out.by_kind[obj.kind].append(obj)
+
+
+# Key of ``seen`` marking that a duplicate was read (a real key has a non-empty name).
+_DUPLICATE_SEEN = ("", "", "")
 
 
 def _a(value: Any) -> str:
@@ -351,6 +357,8 @@ def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
     if paths and not any(out.by_kind.values()):
         raise InputError("no Kubernetes objects found (empty input; directories are read "
                          "for .yaml, .yml and .json files)", Source(", ".join(paths)))
+    if _DUPLICATE_SEEN in seen_objects:
+        check_duplicates(out)  # words and orders the error as it always has
     return out
 
 

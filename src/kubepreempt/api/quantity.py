@@ -128,11 +128,8 @@ def resource_list(raw: Any, what: str) -> dict[str, int]:
     if raw is None:
         return {}
     if type(raw) is dict:
-        try:
-            key = tuple(raw.items())
-            known = _RESOURCE_LISTS.get(key)
-        except TypeError:  # an unhashable value: parsed below, which reports it
-            key, known = None, None
+        key = _resource_list_key(raw)
+        known = _RESOURCE_LISTS.get(key) if key is not None else None
         if known is not None:
             return dict(known)  # each caller owns its dict
     else:
@@ -145,6 +142,16 @@ def resource_list(raw: Any, what: str) -> dict[str, int]:
             _RESOURCE_LISTS.clear()
         _RESOURCE_LISTS[key] = dict(out)
     return out
+
+
+def _resource_list_key(raw: dict) -> tuple | None:
+    """``raw``'s items when every name is a string and every quantity a string or an int
+    (None: not cached). Other types are left out because equal is not the same here:
+    ``True == 1`` and ``1.0 == 1``, yet a boolean quantity is refused."""
+    for name, qty in raw.items():
+        if type(name) is not str or (type(qty) is not str and type(qty) is not int):
+            return None
+    return tuple(raw.items())
 
 
 def _parse_resource_list(raw: Mapping[str, Any], what: str) -> dict[str, int]:

@@ -610,12 +610,15 @@ def _tolerations_key(raw: Any) -> tuple | None:
     """A hashable key for a list of tolerations (None: not a list of flat mappings)."""
     if type(raw) is not list:
         return None
-    try:
-        key = tuple(tuple(t.items()) if type(t) is dict else None for t in raw)
-        hash(key)
-    except TypeError:  # a nested list or mapping somewhere
-        return None
-    return None if None in key else key
+    for t in raw:
+        if type(t) is not dict:
+            return None
+        for value in t.values():
+            # Only strings, ints and null: other values compare equal across types
+            # (True == 1) yet validate differently; lists and mappings are unhashable.
+            if value is not None and type(value) is not str and type(value) is not int:
+                return None
+    return tuple(tuple(t.items()) for t in raw)
 
 
 def _known_valid_containers(containers: Any) -> bool:

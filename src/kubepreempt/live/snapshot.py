@@ -75,7 +75,7 @@ def to_documents(lists: Iterable[ListResult], label: str) -> Documents:
     source = Source(label)
     for result in lists:
         objs = docs.by_kind[result.resource.kind]
-        objs.extend(RawObject(result.resource.kind, item, source) for item in result.items)
+        objs.extend(RawObject(result.resource.kind, item, source, True) for item in result.items)
     return docs
 
 
