@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kubepreempt.api.errors import Source
+from kubepreempt.api.errors import InputError, Source
 from kubepreempt.cluster import Cluster, build_cluster
-from kubepreempt.manifests import Documents, RawObject
+from kubepreempt.manifests import Documents, RawObject, check_object
 
 FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
 BAR = {"matchExpressions": [{"key": "bar", "operator": "Exists"}]}
@@ -104,7 +104,13 @@ def docs_of(*objects: dict[str, Any]) -> Documents:
     """Documents holding ``objects`` (in order)."""
     docs = Documents()
     for i, obj in enumerate(objects):
-        docs.add(RawObject(obj["kind"], obj, Source("test.yaml", i)))
+        raw = RawObject(obj["kind"], obj, Source("test.yaml", i))
+        try:  # as the loader marks them: valid bound pods then load as LazyPods
+            check_object(raw)
+        except InputError:
+            docs.add(raw)
+        else:
+            docs.add(raw._replace(checked=True))
     return docs
 
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from builders import cluster_of, node, pod
 
-from kubepreempt.api.errors import InputError
-from kubepreempt.api.objects import LazyPod
+from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.objects import LazyPod, parse_node, parse_pod
+from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.api.quantity import resource_list
 from kubepreempt.api.validation import pod_errors, validate_pod
 from kubepreempt.cluster import build_cluster
 from kubepreempt.manifests import load_documents
+from kubepreempt.scheduler.preemption.fast import PreemptionIndex
 from kubepreempt.sweep.edits import Edit, apply_edits
 
 NODE = ("kind: Node\nmetadata: {name: node-a}\n"
@@ -96,3 +99,33 @@ def test_a_bound_pod_edited_by_a_sweep_is_parsed_at_load_time(tmp_path: Path) ->
     edited = apply_edits(docs, [Edit("add", "Pod", "p", "ns", "/metadata/labels", "oops")])
     with pytest.raises(InputError, match="ns/p: metadata.labels must be a mapping"):
         build_cluster(edited)
+
+
+# ---- the preemption index follows appended and popped nodes -----------------------------
+
+def _index_rows(index) -> tuple:
+    n = len(index.cluster.nodes)
+    return ([[p.key for p in pods] for pods in index.pods], index.count.tolist(),
+            index.prio[:n].tolist(), index.start[:n].tolist(), index.req[:n].tolist(),
+            index.pdb_hit.tolist(), index.names.tolist())
+
+
+def test_preemption_index_after_appended_and_popped_nodes_equals_a_fresh_one() -> None:
+    cluster = cluster_of(node("n-b"), node("n-d"),
+                         pod("low", "1", node_name="n-b", priority=1),
+                         pod("high", "2", node_name="n-d", priority=9))
+    PreemptionIndex.of(cluster)  # built for two nodes
+    for name in ("n-c", "n-a"):  # appended: rows added, names re-ranked
+        cluster.add_node(parse_node(node(name), Source()))
+    cluster.bind(parse_pod(pod("mid", "1", node_name="n-a", priority=5), Source("t.yaml"),
+                           PriorityResolver([]).resolve), "n-a")
+    grown = PreemptionIndex.of(cluster)
+    assert _index_rows(grown) == _index_rows(PreemptionIndex(cluster))
+    assert grown.pods[3][0].key == "default/mid"
+    cluster.remove(cluster.pods["default/mid"])
+    cluster.pop_nodes(2)
+    cluster.add_node(parse_node(node("n-a"), Source()))  # same length as before the pop
+    again = PreemptionIndex.of(cluster)
+    assert _index_rows(again) == _index_rows(PreemptionIndex(cluster))
+    assert again.names.tolist() == [1, 2, 0]
+
