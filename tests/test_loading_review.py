@@ -7,11 +7,14 @@ answer differently.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from builders import cluster_of, node, pod
 
+import kubepreempt
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import LazyPod, parse_node, parse_pod
 from kubepreempt.api.priority import PriorityResolver
@@ -129,3 +132,17 @@ def test_preemption_index_after_appended_and_popped_nodes_equals_a_fresh_one() -
     assert _index_rows(again) == _index_rows(PreemptionIndex(cluster))
     assert again.names.tolist() == [1, 2, 0]
 
+
+
+# ---- the package's lazy attributes ------------------------------------------------------
+
+def test_the_package_still_offers_its_names_and_submodules_after_a_bare_import() -> None:
+    # Before the lazy attributes, `import kubepreempt` imported the engine, so its
+    # submodules were attributes and dir() listed the re-exported names.
+    code = ("import kubepreempt as k; print(sorted(set(k.__all__) - set(dir(k)))); "
+            "print(k.cluster.build_cluster.__name__, k.manifests.load_documents.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    assert out == ["[]", "build_cluster load_documents"]
+    with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
+        _ = kubepreempt.no_such_thing  # type: ignore[attr-defined]

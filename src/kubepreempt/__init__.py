@@ -28,11 +28,22 @@ _LAZY = {"Decision": "kubepreempt.decide", "load_cluster": "kubepreempt.decide",
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kubepreempt' has no attribute {name!r}")
     import importlib
 
+    module = _LAZY.get(name)
+    if module is None:
+        # A submodule: an eager package import used to make them all attributes.
+        if not name.startswith("_"):
+            try:
+                return importlib.import_module(f"{__name__}.{name}")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"{__name__}.{name}":
+                    raise
+        raise AttributeError(f"module 'kubepreempt' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later reads skip this hook
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
