@@ -146,3 +146,11 @@ def test_the_package_still_offers_its_names_and_submodules_after_a_bare_import()
     assert out == ["[]", "build_cluster load_documents"]
     with pytest.raises(AttributeError, match="no attribute 'no_such_thing'"):
         _ = kubepreempt.no_such_thing  # type: ignore[attr-defined]
+
+
+def test_parse_quantity_refuses_a_boolean_after_parsing_the_number_1_0() -> None:
+    from kubepreempt.api.quantity import QuantityError, parse_quantity
+
+    assert parse_quantity(1.0) == 1
+    with pytest.raises(QuantityError, match="not True"):
+        parse_quantity(True)  # an untyped memo keys both as [value]: [1.0] == [True]

@@ -48,7 +48,7 @@ def parse_quantity(text: str | int | float) -> Fraction:
     return _parse_quantity(text)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=65536, typed=True)  # typed: 1.0 == True, but a bool is refused
 def _parse_quantity(text: str | int | float) -> Fraction:
     if isinstance(text, bool):
         raise QuantityError(f"quantities must be strings or numbers, not {text!r}")
