@@ -75,6 +75,7 @@ def to_documents(lists: Iterable[ListResult], label: str) -> Documents:
     source = Source(label)
     for result in lists:
         objs = docs.by_kind[result.resource.kind]
+        # checked: the apiserver validated what it serves (typed parsing may trust it).
         objs.extend(RawObject(result.resource.kind, item, source, True) for item in result.items)
     return docs
 

@@ -207,7 +207,7 @@ class Watcher:
                 if kind == "Pod" and (obj.get("spec") or {}).get("nodeName") not in (None, "",
                                                                                      *nodes):
                     continue  # its node was deleted; the pod's deletion event follows
-                docs.add(RawObject(kind, obj, SOURCE, True))
+                docs.add(RawObject(kind, obj, SOURCE, True))  # served by the apiserver
         cluster = build_cluster(docs, warn=False)
         if self.scheduler_config is not None:
             cluster.scheduler_config = self.scheduler_config
