@@ -8,20 +8,12 @@ binding.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
+
+from kubepreempt.sim.metrics import percentile
 
 if TYPE_CHECKING:
     from kubepreempt.sim.kueue_actor import KueueActor
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (``q`` in 0..100) of ``values``; None when empty."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
 
 
 def _mean(values: list[float]) -> float | None:
