@@ -196,9 +196,9 @@ def parse_text(text: str | bytes, label: str) -> list[Any]:
     return _yaml_documents(text, label)
 
 
-def _flatten(doc: Any, source: Source, out: Documents, seen: dict | None = None) -> None:
+def _flatten(doc: Any, source: Source, out: Documents, seen: set | None = None) -> None:
     if seen is None:  # one document on its own: duplicates within it
-        seen = {}
+        seen = set()
     if doc is None:
         return  # empty document (e.g. a trailing '---')
     if type(doc) is not dict and not isinstance(doc, Mapping):
@@ -213,9 +213,9 @@ def _flatten(doc: Any, source: Source, out: Documents, seen: dict | None = None)
             raise InputError(f"items must be a list, not {_a(items)}", source, kind)
         path, index = source.path, source.index
         for i, item in enumerate(items or []):
-            if type(item) is dict and type(kind := item.get("kind")) is str and kind and not (
-                    kind.endswith("List")):  # the common item, without a call per level
-                _add_checked(RawObject(kind, item, Source(path, index, i), True), out, seen)
+            if type(item) is dict and type(own := item.get("kind")) is str and own and not (
+                    own.endswith("List")):  # the common item, without a call per level
+                _add_checked(RawObject(own, item, Source(path, index, i), True), out, seen)
                 continue
             if isinstance(item, Mapping) and item_kind and "kind" not in item:
                 item = {**item, "kind": item_kind}  # typed lists omit the item kind
@@ -224,8 +224,7 @@ def _flatten(doc: Any, source: Source, out: Documents, seen: dict | None = None)
     _add_checked(RawObject(kind, doc, source, True), out, seen)
 
 
-def _add_checked(obj: RawObject, out: Documents, seen: dict[tuple[str, str, str], Source],
-                 ) -> None:
+def _add_checked(obj: RawObject, out: Documents, seen: set[tuple[str, str, str]]) -> None:
     """``check_object``, then note a second object of one kind, namespace and name (so that
     :func:`check_duplicates` runs only when there is one to report)."""
     check_object(obj)
@@ -235,9 +234,9 @@ def _add_checked(obj: RawObject, out: Documents, seen: dict[tuple[str, str, str]
         if key in seen:
             # Reported once every object is validated, by check_duplicates (kind by kind):
             # an invalid object later in the input is the error the user sees first.
-            seen[_DUPLICATE_SEEN] = obj.source
+            seen.add(_DUPLICATE_SEEN)
         else:
-            seen[key] = obj.source
+            seen.add(key)
     out.by_kind[obj.kind].append(obj)
 
 
@@ -334,7 +333,7 @@ def load_documents(paths: Iterable[str], stdin: TextIO | None = None) -> Documen
 def _load_documents(paths: Iterable[str], stdin: TextIO | None) -> Documents:
     out = Documents()
     seen: set[Path] = set()  # the same file named twice (a.yaml and ./a.yaml) is read once
-    seen_objects: dict[tuple[str, str, str], Source] = {}  # duplicates, as they are read
+    seen_objects: set[tuple[str, str, str]] = set()  # (kind, namespace, name) read so far
     paths = list(paths)
     for raw_path in paths:
         if raw_path == "-":
