@@ -49,19 +49,18 @@ def parse_time(raw: Any) -> float | None:
     """RFC 3339 timestamp -> seconds since the epoch (``None`` stays ``None``)."""
     if raw is None or raw == "":
         return None
-    if type(raw) is str:
-        seconds = _TIMES.get(raw)
-        if seconds is None:
-            seconds = datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
-            if len(_TIMES) >= 65536:
-                _TIMES.clear()
-            _TIMES[raw] = seconds
-        return seconds
-    if isinstance(raw, datetime):  # PyYAML turns unquoted timestamps into datetimes
-        return raw.timestamp()
-    if not isinstance(raw, str):
-        raise ValueError(f"timestamp {raw!r} is not a string")
-    return datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+    if type(raw) is not str:
+        if isinstance(raw, datetime):  # PyYAML turns unquoted timestamps into datetimes
+            return raw.timestamp()
+        if not isinstance(raw, str):
+            raise ValueError(f"timestamp {raw!r} is not a string")
+    seconds = _TIMES.get(raw)
+    if seconds is None:
+        seconds = datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+        if len(_TIMES) >= 65536:
+            _TIMES.clear()
+        _TIMES[raw] = seconds
+    return seconds
 
 
 def _str_map(raw: Any, what: str) -> dict[str, str]:
