@@ -110,14 +110,18 @@ def bench_digest(name: str, scale: float) -> str:
     wl = workloads.get(name, scale)
     cluster = wl.build()
     victims: list[str] = []
-    remove = cluster.remove
+    cls = type(cluster)  # slotted: the method is replaced on the class for this run
+    remove = cls.remove
 
-    def spy(pod: Any, *a: Any, **kw: Any) -> Any:
+    def spy(self: Any, pod: Any, *a: Any, **kw: Any) -> Any:
         victims.append(pod.key)
-        return remove(pod, *a, **kw)
+        return remove(self, pod, *a, **kw)
 
-    cluster.remove = spy  # type: ignore[method-assign]
-    stats = workloads.run(cluster, wl.arrivals(), keep_placements=True)
+    cls.remove = spy  # type: ignore[method-assign]
+    try:
+        stats = workloads.run(cluster, wl.arrivals(), keep_placements=True)
+    finally:
+        cls.remove = remove  # type: ignore[method-assign]
     h = hashlib.sha256()
     h.update(json.dumps(sorted(stats.placements.items())).encode())
     h.update(json.dumps(victims).encode())
