@@ -7,8 +7,8 @@ they skip with a one-line reason, so the README's test command passes there as p
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
