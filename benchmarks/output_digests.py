@@ -6,10 +6,11 @@ of every ``kubepreempt bench`` workload's decisions: a refactor must leave them 
 
 Outputs come from the installed ``kubepreempt`` command (one process per command, as a
 user runs it); wall-clock figures (``seconds``, ``wallSeconds``, ``buildSeconds``,
-``podsPerSecond``, ``peakRssMiB``) are left out. Bench workloads run in memory through
-``workloads.run`` at ``--bench-scale`` (default 0.2) and are digested as every bound
-pod's node plus every victim in the order evicted. ``--only`` limits the run to names
-containing a string; ``--skip-bench`` leaves the workloads out.
+``podsPerSecond``, ``peakRssMiB``, a sweep's ``elapsed``) and temporary file names are
+left out. Bench workloads run in memory through ``workloads.run`` at ``--bench-scale``
+(default 0.2) and are digested as every bound pod's node plus every victim in the order
+evicted. ``--only`` limits the run to names containing a string; ``--skip-bench`` leaves
+the workloads out.
 """
 
 from __future__ import annotations
@@ -27,13 +28,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
 WALL_CLOCK = {"seconds", "wallSeconds", "buildSeconds", "podsPerSecond", "peakRssMiB",
-              "elapsedSeconds"}
+              "elapsedSeconds", "elapsed"}
+PATHS = {"results"}  # file names under a fresh temporary directory
 KUBEPREEMPT = str(Path(sys.executable).parent / "kubepreempt")
 
 
 def _strip(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in WALL_CLOCK}
+        return {k: _strip(v) for k, v in value.items()
+                if k not in WALL_CLOCK and not (k in PATHS and isinstance(v, str))}
     if isinstance(value, list):
         return [_strip(v) for v in value]
     return value
