@@ -21,6 +21,7 @@ import orjson
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.object_validation import VALIDATORS, invalid_message
+from kubepreempt.apimachinery.field import required
 
 _EXTENSIONS = {".yaml", ".yml", ".json"}
 
@@ -272,7 +273,7 @@ def check_object(obj: RawObject) -> None:
     if validate is None:
         return
     if not name:
-        raise InputError("metadata.name: Required value: name or generateName is required",
+        raise InputError(str(required("metadata.name", "name or generateName is required")),
                          obj.source, obj.kind)
     errors = validate(obj.body)
     if errors:

@@ -30,6 +30,7 @@ from kubepreempt.api.fieldcheck import INT64, Checker
 from kubepreempt.api.metadata_validation import label_name, labels, metadata
 from kubepreempt.api.pod_fast_accept import known_valid_pod
 from kubepreempt.apimachinery.field import (
+    DUPLICATE,
     FieldError,
     GoStruct,
     forbidden,
@@ -128,7 +129,7 @@ def validate_node(body: Mapping[str, Any]) -> list[FieldError]:
         taint_effect(c, effect, False, f"{p}.effect")
         if (key, effect) in seen:
             added = t.get("timeAdded")
-            c.add(FieldError("Duplicate value", p, GoStruct(
+            c.add(FieldError(DUPLICATE, p, GoStruct(
                 Key=key, Value=value, Effect=effect,
                 TimeAdded=None if added is None else str(added)),
                 "taints must be unique by key and effect pair"))

@@ -97,3 +97,9 @@ def invalid_message(group_kind: str, name: str, errors: Iterable[FieldError | st
     """``apierrors.NewInvalid``'s message: ``<Kind.group> "<name>" is invalid: <errors>``
     (``group_kind`` is the bare kind for the core group)."""
     return f"{group_kind} {go_value(name)} is invalid: {aggregate(errors)}"
+
+
+def forbidden_message(qualified_resource: str, name: str, reason: str) -> str:
+    """``apierrors.NewForbidden``'s message: ``<resource.group> "<name>" is forbidden:
+    <reason>`` (an empty ``reason`` gives the prefix a caller completes)."""
+    return f"{qualified_resource} {go_value(name)} is forbidden: {reason}"
