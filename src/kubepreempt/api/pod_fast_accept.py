@@ -16,7 +16,11 @@ from kubepreempt.api.core_validation import (
 )
 from kubepreempt.api.fieldcheck import INT64
 from kubepreempt.api.metadata_validation import KNOWN_VALID_LABELS
-from kubepreempt.apimachinery.validation import KNOWN_DNS1123_LABELS, is_dns1123_subdomain
+from kubepreempt.apimachinery.validation import (
+    DNS1123_SUBDOMAIN_MAX_LENGTH,
+    KNOWN_DNS1123_LABELS,
+    match_dns1123_subdomain_format,
+)
 
 # Spec sections the fast acceptor leaves to the full validation (tolerations it checks by
 # content against the lists already found valid).
@@ -69,7 +73,8 @@ def known_valid_pod(body: Mapping[str, Any]) -> bool:
     if type(meta) is not dict or type(spec) is not dict:
         return False
     name, namespace = meta.get("name"), meta.get("namespace")
-    if type(name) is not str or not is_dns1123_subdomain(name):
+    if type(name) is not str or len(name) > DNS1123_SUBDOMAIN_MAX_LENGTH or (
+            not match_dns1123_subdomain_format(name)):
         return False
     if namespace is not None and (type(namespace) is not str or (
             namespace and namespace not in KNOWN_DNS1123_LABELS)):

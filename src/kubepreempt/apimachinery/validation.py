@@ -95,6 +95,11 @@ def dns1123_subdomain(value: str) -> tuple[str, ...]:
     return _subdomain_errors(value, max_len_characters_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
 
 
+#: The DNS-1123 subdomain format alone (the length is the caller's), as a bound method: the
+#: pod fast acceptor calls it once per pod, where a wrapper's call costs 3% of validation.
+match_dns1123_subdomain_format = _DNS1123_SUBDOMAIN.fullmatch
+
+
 def is_dns1123_subdomain(value: str) -> bool:
     """True when :func:`dns1123_subdomain` finds nothing wrong."""
     return len(value) <= DNS1123_SUBDOMAIN_MAX_LENGTH and bool(_DNS1123_SUBDOMAIN.fullmatch(value))
