@@ -323,6 +323,8 @@ def resources_key(res: Any) -> tuple | None:
 
 
 def containers(c: Checker, raw: Any, path: str, names: set[str]) -> None:
+    """``validateContainers`` for the fields read: each name a DNS label, unique across
+    ``names`` (shared by containers and init containers), resources, ports."""
     for i, ctr in enumerate(c.items(raw, path)):
         if type(ctr) is not dict:  # paths are built only where an error may need them
             ctr = c.mapping(ctr, f"{path}[{i}]")

@@ -20,13 +20,16 @@ class Checker:
         self.errors: list[FieldError] = []
 
     def add(self, error: FieldError) -> None:
+        """Record ``error``."""
         self.errors.append(error)
 
     def type_error(self, path: str, expected: str, got: Any) -> None:
+        """Record that ``path`` holds ``got`` where ``expected`` belongs."""
         self.errors.append(FieldError(TYPE, path, None,
                                       f"must be {expected}, not {_type_name(got)}"))
 
     def mapping(self, raw: Any, path: str) -> Mapping[str, Any]:
+        """``raw`` as an object (``{}`` when absent or of another type)."""
         if type(raw) is dict:  # the common case; isinstance(.., Mapping) is a slow ABC check
             return raw
         if raw is None:
@@ -37,6 +40,7 @@ class Checker:
         return raw
 
     def items(self, raw: Any, path: str) -> list[Any]:
+        """``raw`` as a list (``[]`` when absent or of another type)."""
         if type(raw) is list:
             return raw
         if raw is None:
@@ -47,6 +51,7 @@ class Checker:
         return raw
 
     def string(self, raw: Any, path: str) -> str | None:
+        """``raw`` as a string (``""`` when absent, None when of another type)."""
         if raw is None:
             return ""
         if isinstance(raw, str):
@@ -71,6 +76,7 @@ class Checker:
         return raw
 
     def string_map(self, raw: Any, path: str) -> dict[str, str]:
+        """``raw`` as a map of strings: scalars as their text, other entries reported."""
         if not raw and (raw is None or type(raw) is dict):
             return {}
         out: dict[str, str] = {}
