@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.object_validation import validate_pod
 from kubepreempt.api.objects import LazyPod, Pod, parse_pod
 from kubepreempt.api.priority import PriorityResolver
-from kubepreempt.api.validation import validate_pod
 from kubepreempt.cli import main
 from kubepreempt.cluster import build_cluster
 from kubepreempt.manifests import load_documents

@@ -16,10 +16,10 @@ from builders import cluster_of, node, pod
 
 import kubepreempt
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.object_validation import pod_errors, validate_pod
 from kubepreempt.api.objects import LazyPod, parse_node, parse_pod
 from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.api.quantity import resource_list
-from kubepreempt.api.validation import pod_errors, validate_pod
 from kubepreempt.cluster import build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.preemption.fast import PreemptionIndex

@@ -1,6 +1,6 @@
 """The pod validation's fast acceptor never accepts what the full validation refuses.
 
-``validate_pod`` first asks ``_known_valid_pod``, which answers from the values earlier
+``validate_pod`` first asks ``known_valid_pod``, which answers from the values earlier
 pods proved valid (label pairs, DNS labels, resource stanzas, toleration lists) and one
 regex match per name; only a "no" runs every check. The oracle here is the full check
 (``pod_errors``), an independent code path: for generated pods, the acceptor's "yes" must
@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubepreempt.api.validation import _known_valid_pod, pod_errors, validate_pod
+from kubepreempt.api.object_validation import pod_errors, validate_pod
+from kubepreempt.api.pod_fast_accept import known_valid_pod
 
 
 def common_pod() -> dict:
@@ -42,7 +43,7 @@ def test_a_common_pod_is_accepted_fast_once_its_values_were_seen() -> None:
     other = copy.deepcopy(pod)
     other["metadata"]["name"] = "web-2"
     other["spec"]["nodeName"] = "node-b"
-    assert _known_valid_pod(other)
+    assert known_valid_pod(other)
 
 
 def test_unseen_or_unusual_values_take_the_full_check() -> None:
@@ -55,7 +56,7 @@ def test_unseen_or_unusual_values_take_the_full_check() -> None:
                         (("spec", "terminationGracePeriodSeconds"), -1)]:
         pod = common_pod()
         pod[path[0]][path[1]] = value
-        assert not _known_valid_pod(pod), path
+        assert not known_valid_pod(pod), path
 
 
 _scalar = st.one_of(st.sampled_from(["", "app", "web", "Bad Value", "x" * 64, "TCP", "UDP",
@@ -104,7 +105,7 @@ def test_the_fast_yes_always_means_no_errors(pods: list[tuple[dict, dict]]) -> N
     # fast "yes" is then checked against every rule.
     for metadata, spec in pods:
         body = {"kind": "Pod", "metadata": metadata, "spec": spec}
-        if _known_valid_pod(body):
+        if known_valid_pod(body):
             assert pod_errors(body) == [], body
         validate_pod(body)
 
@@ -141,7 +142,7 @@ def test_an_edited_known_pod_is_accepted_only_if_valid(edits: list) -> None:
     pod = common_pod()
     for (where, field), value in edits:
         _edit(pod, where, field, value)
-    if _known_valid_pod(pod):
+    if known_valid_pod(pod):
         assert pod_errors(pod) == [], pod
 
 
@@ -174,12 +175,12 @@ def test_boundary_values_are_refused(where: str, field: str, value: object) -> N
     validate_pod(common_pod())
     pod = _edit(common_pod(), where, field, value)
     assert pod_errors(pod) != []  # the case is really invalid
-    assert not _known_valid_pod(pod)
+    assert not known_valid_pod(pod)
     assert validate_pod(pod) != []
 
 
 def test_node_quantities_are_remembered_only_when_valid() -> None:
-    from kubepreempt.api.validation import validate_node
+    from kubepreempt.api.object_validation import validate_node
 
     def node(pods: str) -> dict:
         return {"kind": "Node", "metadata": {"name": "n1"},
@@ -200,4 +201,4 @@ def test_refused_values_never_become_known() -> None:
         pod = _edit(common_pod(), where, field, value)
         for _ in range(2):
             assert validate_pod(pod) != [], (field, value)
-            assert not _known_valid_pod(pod), (field, value)
+            assert not known_valid_pod(pod), (field, value)

@@ -20,7 +20,8 @@ from typing import Any, NamedTuple, TextIO
 import orjson
 
 from kubepreempt.api.errors import InputError, Source
-from kubepreempt.api.validation import VALIDATORS, invalid_message
+from kubepreempt.api.object_validation import VALIDATORS, invalid_message
+from kubepreempt.apimachinery.field import required
 
 _EXTENSIONS = {".yaml", ".yml", ".json"}
 
@@ -254,7 +255,7 @@ def check_object(obj: RawObject) -> None:
 
     ``metadata`` must be an object whose ``name`` and ``namespace`` are strings; the kinds
     kube-apiserver validates (Pod, Node, PriorityClass, PodDisruptionBudget, Namespace) must
-    pass its validation of the fields kubepreempt reads (:mod:`kubepreempt.api.validation`),
+    pass its validation of the fields kubepreempt reads (:mod:`kubepreempt.api.object_validation`),
     reported in its words.
     """
     meta = obj.body.get("metadata")
@@ -272,7 +273,7 @@ def check_object(obj: RawObject) -> None:
     if validate is None:
         return
     if not name:
-        raise InputError("metadata.name: Required value: name or generateName is required",
+        raise InputError(str(required("metadata.name", "name or generateName is required")),
                          obj.source, obj.kind)
     errors = validate(obj.body)
     if errors:

@@ -52,6 +52,7 @@ from kubepreempt.api.objects import Pod
 from kubepreempt.api.pod_resources import parse_containers
 from kubepreempt.api.quantity import QuantityError, parse_quantity, resource_list
 from kubepreempt.api.resources import aggregate, has_pod_level, is_supported_pod_level_resource
+from kubepreempt.apimachinery.field import forbidden_message
 
 KIND = "ResourceQuota"
 CONFIG_KINDS = ("AdmissionConfiguration", "ResourceQuotaConfiguration")
@@ -471,7 +472,7 @@ class QuotaAdmission:
         group, resource = GROUP_RESOURCE[kind]
         qualified = f"{resource}.{group}"
         key = f"count/{qualified}"
-        forbidden = f'{qualified} "{name}" is forbidden: '
+        forbidden = forbidden_message(qualified, name, "")
         covered = False
         interesting = []
         for q in self.quotas.get(namespace, []):
@@ -491,7 +492,7 @@ class QuotaAdmission:
         return None
 
     def _check(self, qp: QuotaPod, quotas: list[ResourceQuota], others: Any) -> str | None:
-        forbidden = f'pods "{qp.name}" is forbidden: '
+        forbidden = forbidden_message("pods", qp.name, "")
         limited_scopes = [s for lr in self.limited for s in lr.match_scopes
                           if matches_scope(s, qp)]
         usage = pod_usage(qp)

@@ -468,7 +468,7 @@ _LAZY_FIELDS = ("uid", "labels", "annotations", "priority_class_name", "tolerati
 _LAZY_SET = frozenset(_LAZY_FIELDS)
 # Spec fields whose presence makes even a bound pod parse at once: affinity is read when
 # the pod is bound (InterPodAffinity's index), and the others hold values that the
-# apiserver validation in api/validation.py does not fully check, so a bad value must be
+# apiserver validation in api/object_validation.py does not fully check, so a bad value must be
 # reported while loading, not when a plugin first reads it.
 _EAGER_SPEC_FIELDS = ("affinity", "topologySpreadConstraints", "schedulingGates",
                       "hostNetwork")
@@ -543,7 +543,7 @@ def parse_pod(raw: Mapping[str, Any], source: Source, resolve_priority,
     """Build a :class:`Pod`; ``resolve_priority(pod_spec)`` gives ``(priority, policy)``.
 
     With ``lazy`` a bound pod of the common shape becomes a :class:`LazyPod`; pass it
-    only for bodies that passed :func:`kubepreempt.api.validation.validate_pod` or were
+    only for bodies that passed :func:`kubepreempt.api.object_validation.validate_pod` or were
     read from an apiserver (a later failing read would still raise :class:`InputError`
     naming the pod, but only once something reads the field).
     """

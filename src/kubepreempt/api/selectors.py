@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from kubepreempt.apimachinery.validation import is_valid_label_value
 
 _SET_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
 _NODE_OPS = _SET_OPS | {"Gt", "Lt"}
@@ -13,15 +14,6 @@ _NODE_OPS = _SET_OPS | {"Gt", "Lt"}
 
 class SelectorError(ValueError):
     """A selector that the API server would reject."""
-
-
-# apimachinery ``validation.IsValidLabelValue``: at most 63 characters of this form.
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-
-
-def is_valid_label_value(value: str) -> bool:
-    """True when ``value`` is a valid label value (empty included)."""
-    return len(value) <= 63 and _LABEL_VALUE.fullmatch(value) is not None
 
 
 @dataclass(frozen=True, slots=True)

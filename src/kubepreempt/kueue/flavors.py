@@ -9,8 +9,6 @@ decides whether to stop at a flavor or try the next one.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -18,6 +16,8 @@ from enum import IntEnum
 from kubepreempt.api.objects import Taint
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.api.selectors import NodeSelectorTerm, Requirement
+from kubepreempt.apimachinery.field import aggregate, invalid
+from kubepreempt.apimachinery.validation import label_value
 from kubepreempt.kueue.objects import (
     BORROW,
     NEVER,
@@ -174,16 +174,6 @@ def _label_keys(rg: ResourceGroup, flavors: dict[str, ResourceFlavor]) -> set[st
     return keys
 
 
-# apimachinery's IsValidLabelValue messages (MaxLenError, RegexError).
-_LABEL_VALUE_TOO_LONG = "must be no more than 63 characters"
-_LABEL_VALUE_FORMAT = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-    "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-    "'my_value',  or '12345', regex used for validation is "
-    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
-_LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-
-
 def _requirement_errors(path: str, req: Requirement) -> list[str]:
     """``labels.NewRequirement``'s field errors for In/NotIn values that are not label
     values (the apiserver does not validate them in a Workload's pod template)."""
@@ -191,22 +181,10 @@ def _requirement_errors(path: str, req: Requirement) -> list[str]:
         return []
     errs: list[str] = []
     for k, v in enumerate(req.values):
-        why = []
-        if len(v) > 63:
-            why.append(_LABEL_VALUE_TOO_LONG)
-        if _LABEL_VALUE_RE.fullmatch(v) is None:
-            why.append(_LABEL_VALUE_FORMAT)
+        why = label_value(v)
         if why:
-            errs.append(f"{path}.values[{k}][{req.key}]: Invalid value: {json.dumps(v)}: "
-                        + "; ".join(why))
+            errs.append(str(invalid(f"{path}.values[{k}][{req.key}]", v, "; ".join(why))))
     return errs
-
-
-def _aggregate(errs: list[str]) -> str:
-    """``errors.Flatten(NewAggregate(errs)).Error()``: repeats dropped, ``[a, b]`` for
-    more than one."""
-    unique = list(dict.fromkeys(errs))
-    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
 def _selector_matches(ps: PodSet, keys: set[str],
@@ -235,7 +213,7 @@ def _selector_matches(ps: PodSet, keys: set[str],
             continue
         if t.matches(labels, ""):
             return True, None
-    return False, (_aggregate(errs) if errs else None)
+    return False, (aggregate(errs) if errs else None)
 
 
 class _AffinityParseError(Exception):

@@ -21,6 +21,7 @@ from kubepreempt.api.objects import Taint, Toleration, parse_time, resource_list
 from kubepreempt.api.quantity import QuantityError, canonical, format_amount
 from kubepreempt.api.resources import Container, pod_requests
 from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.apimachinery.field import invalid
 from kubepreempt.kueue.semantics import SEMANTICS, V0_7, Semantics
 from kubepreempt.manifests import RawObject
 
@@ -277,10 +278,10 @@ def _limits_need_parent(groups: tuple[ResourceGroup, ...], parent_word: str) -> 
                 for field_name, v in (("borrowingLimit", q.borrowing_limit),
                                       ("lendingLimit", q.lending_limit)):
                     if v is not None:
-                        raise ValueError(
+                        raise ValueError(str(invalid(
                             f"spec.resourceGroups[{i}].flavors[{j}].resources[{k}]."
-                            f"{field_name}: Invalid value: \"{format_amount(res, v)}\": must "
-                            f"be nil when {parent_word} is empty")
+                            f"{field_name}", format_amount(res, v),
+                            f"must be nil when {parent_word} is empty")))
 
 
 def _fungibility(raw: Any, stop: str, default: str, version: str, what: str) -> str:
@@ -297,10 +298,10 @@ def _lending_within_nominal(groups: tuple[ResourceGroup, ...]) -> None:
         for j, fq in enumerate(rg.flavors):
             for k, (res, q) in enumerate(fq.resources.items()):
                 if q.lending_limit is not None and q.lending_limit > q.nominal:
-                    raise ValueError(
-                        f"spec.resourceGroups[{i}].flavors[{j}].resources[{k}].lendingLimit: "
-                        f"Invalid value: \"{format_amount(res, q.lending_limit)}\": must be "
-                        "less than or equal to the nominalQuota")
+                    raise ValueError(str(invalid(
+                        f"spec.resourceGroups[{i}].flavors[{j}].resources[{k}].lendingLimit",
+                        format_amount(res, q.lending_limit),
+                        "must be less than or equal to the nominalQuota")))
 
 
 def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) -> ClusterQueue:

@@ -11,10 +11,10 @@ PodTopologySpread. Returns the list of field errors (empty when valid).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.apimachinery.validation import qualified_name
 from kubepreempt.scheduler.config.defaults import API_VERSION, EXTENSION_POINTS
 from kubepreempt.scheduler.config.fielderrors import (
     duplicate,
@@ -29,44 +29,10 @@ REMOVED_IN_V1 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 STRATEGIES = ["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
 MAX_CUSTOM_PRIORITY_SCORE = 10
 
-_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
 
 def label_name_errors(path: str, name: str) -> list[str]:
-    """``metav1validation.ValidateLabelName`` (``IsQualifiedName``), upstream wording."""
-    errs = []
-    parts = name.split("/")
-    if len(parts) == 1:
-        prefix, local = "", parts[0]
-    elif len(parts) == 2:
-        prefix, local = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        elif len(prefix) > 253:
-            errs.append("prefix part must be no more than 253 bytes")
-        elif not _DNS1123_SUBDOMAIN.match(prefix):
-            errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                        "alphanumeric characters, '-' or '.', and must start and end with an "
-                        "alphanumeric character (e.g. 'example.com', regex used for validation "
-                        "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
-    else:
-        return [invalid(path, name, "a qualified name must consist of alphanumeric characters, "
-                        "'-', '_' or '.', and must start and end with an alphanumeric character "
-                        "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
-                        "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
-                        "subdomain prefix and '/' (e.g. 'example.com/MyName')")]
-    if not local:
-        errs.append("name part must be non-empty")
-    elif len(local) > 63:
-        errs.append("name part must be no more than 63 bytes")
-    elif not _QUALIFIED.match(local):
-        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and "
-                    "must start and end with an alphanumeric character (e.g. 'MyName',  or "
-                    "'my.name',  or '123-abc', regex used for validation is "
-                    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
-    return [invalid(path, name, e) for e in errs]
+    """``metav1validation.ValidateLabelName``: one error per ``IsQualifiedName`` message."""
+    return [invalid(path, name, msg) for msg in qualified_name(name)]
 
 
 def _percentage(path: str, value: Any) -> list[str]:

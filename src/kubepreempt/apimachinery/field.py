@@ -2,13 +2,15 @@
 
 kube-apiserver refuses an invalid object with ``<Kind> "<name>" is invalid: <errors>``,
 one error as ``<path>: <Type>: <value>: <detail>`` and several as ``[e1, e2]``
-(``util/validation/field/errors.go``, ``api/errors.NewInvalid``). Struct values (a taint,
-a toleration) print as Go's JSON of the internal type: field names capitalised, no spaces.
+(``util/validation/field/errors.go``, ``api/errors.NewInvalid``); kube-scheduler and
+Kueue's webhooks print theirs the same way. Struct values (a taint, a toleration) print as
+Go's JSON of the internal type: field names capitalised, no spaces.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +40,8 @@ def go_value(value: Any) -> str:
         return str(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # default=str: a value JSON cannot hold (a date read from YAML) prints as its text.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +84,22 @@ def forbidden(path: str, detail: str) -> FieldError:
     return FieldError(FORBIDDEN, path, None, detail)
 
 
-def aggregate(errors: list[FieldError]) -> str:
-    """``ErrorList.ToAggregate().Error()``: duplicates dropped, several in brackets."""
-    seen: list[str] = []
-    for e in errors:
-        text = str(e)
-        if text not in seen:
-            seen.append(text)
+def aggregate(errors: Iterable[FieldError | str]) -> str:
+    """``ErrorList.ToAggregate().Error()``: duplicates dropped, several in brackets.
+
+    Plain strings are taken as already-rendered errors (``utilerrors.NewAggregate`` of
+    ``errors.New`` values prints the same way)."""
+    seen = list(dict.fromkeys(str(e) for e in errors))
     return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
+def invalid_message(group_kind: str, name: str, errors: Iterable[FieldError | str]) -> str:
+    """``apierrors.NewInvalid``'s message: ``<Kind.group> "<name>" is invalid: <errors>``
+    (``group_kind`` is the bare kind for the core group)."""
+    return f"{group_kind} {go_value(name)} is invalid: {aggregate(errors)}"
+
+
+def forbidden_message(qualified_resource: str, name: str, reason: str) -> str:
+    """``apierrors.NewForbidden``'s message: ``<resource.group> "<name>" is forbidden:
+    <reason>`` (an empty ``reason`` gives the prefix a caller completes)."""
+    return f"{qualified_resource} {go_value(name)} is forbidden: {reason}"
