@@ -33,10 +33,12 @@ from werkzeug import Request, Response
 from kubepreempt.api.errors import InputError
 from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live import watch_loop
+from kubepreempt.live.backoff import RetryPolicy
 from kubepreempt.live.kubeconfig import resolve
 from kubepreempt.live.reflector import Event
 from kubepreempt.live.watcher import Watcher
 
+FAST = RetryPolicy(initial=0.05, cap=0.2)  # the reflector's backoff, in milliseconds
 WATCH_QUERY = recorded_query("pods-watch")  # watch=1&resourceVersion=451&...&timeoutSeconds=6
 
 
@@ -77,7 +79,7 @@ def run_watch(kubeconfig: Path, until, namespace: str | None = None,
     def target() -> None:
         try:
             watch_loop.run(resolve(str(kubeconfig)), SCHEDULER_KINDS, watcher, stop, report,
-                           notice=notices.append, watch_timeout=6, backoff=0.05)
+                           notice=notices.append, watch_timeout=6, retry=FAST)
         except BaseException as exc:  # noqa: BLE001 - handed to the test thread
             errors.append(exc)
 
