@@ -429,3 +429,32 @@ def test_victims_marked_for_an_out_of_scope_preemptor_are_not_inherited() -> Non
         **nominated["spec"], "nodeName": "worker-01"}}))
     [line] = [x for x in lines if x.get("action") == "victims"]
     assert line["victims"] == sorted(expected) and line["agree"] is True
+
+
+def test_victims_hidden_by_a_relist_are_not_compared() -> None:
+    """The watch saw the nomination, then was away (410) while the victims were deleted and
+    the preemptor bound: the re-list shows the binding (the nomination's decision, not
+    compared again) but not which pods were marked, so no victims verdict is made up."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "spec": {},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+    low = [pod(f"low-{i}", "1", "low", "n1", start=i) for i in range(4)]
+    lines: list[dict] = []
+    watcher = Watcher(SCHEDULER_KINDS, lines.append)
+    for event in synthetic({"Node": [node], "Pod": low, "PriorityClass": [
+            priority_class("low", 100), priority_class("high", 1000)]}):
+        watcher.handle(event)
+    watcher.handle(Event("ADDED", "Pod", pod("a", "2", "high")))
+    victims = {v.split("/")[1] for v in watcher.predictions["default/a"].victims}
+    a = watcher.store["Pod"][("default", "a")]
+    watcher.handle(Event("MODIFIED", "Pod", {**a, "metadata": {**a["metadata"],
+                                                               "resourceVersion": "2"},
+                                             "status": {**a["status"],
+                                                        "nominatedNodeName": "n1"}}))
+    relisted = [p for p in low if p["metadata"]["name"] not in victims] + [
+        {**a, "metadata": {**a["metadata"], "resourceVersion": "9"},
+         "spec": {**a["spec"], "nodeName": "n1"}, "status": {"phase": "Running"}}]
+    watcher.handle(Event("SYNC", "Pod", items=relisted))
+    assert [(x["action"], x["agree"]) for x in lines if x["event"] == "actual"] == [
+        ("nominated", True)]
+    assert (watcher.tally.agree, watcher.tally.differ) == (1, 0)
+    assert not watcher.nominations and not watcher.predictions

@@ -18,7 +18,7 @@ import orjson
 from kubepreempt.api.errors import InputError
 from kubepreempt.live.backoff import Backoff, RetryPolicy
 from kubepreempt.live.client import ApiClient, Expired, NotServed, ServerBusy, Unreachable
-from kubepreempt.live.lister import PAGE_SIZE, list_all
+from kubepreempt.live.lister import PAGE_SIZE, ListExpired, list_all
 from kubepreempt.live.resources import Resource
 
 WATCH_TIMEOUT = 300  # seconds the server keeps one watch open (client-go: 5-10 min)
@@ -75,7 +75,7 @@ class Reflector:
             except Expired as exc:
                 self.resource_version = None  # too old: re-list, as client-go does
                 self.sink(Event("RETRY", self.res.kind, message=f"410 Gone: {exc}; re-listing"))
-            except (Unreachable, ServerBusy) as exc:
+            except (Unreachable, ServerBusy, ListExpired) as exc:
                 # client-go retries a failed list or watch forever; a 429/5xx's Retry-After
                 # is a floor on the wait (rest/request.go checkWait).
                 delay = self.backoff.delay()

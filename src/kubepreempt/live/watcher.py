@@ -193,6 +193,9 @@ class Watcher:
         self.nominations: dict[str, Nomination] = {}
         # (node, victim) marked and not yet taken by a nomination to that node (bounded).
         self.marked_victims: deque[tuple[str, str]] = deque(maxlen=MAX_RECENT_VICTIMS)
+        # Nodes that lost pods during a re-list's gap: their next nomination's victims may
+        # have been marked unseen.
+        self.unsure_nodes: set[str] = set()
         self._cluster: Cluster | None = None
         self._stale = True  # pending pods need re-evaluating (their situation may have changed)
         self._build_error: str | None = None
@@ -291,11 +294,18 @@ class Watcher:
         deleted during it is dropped."""
         store = self.store["Pod"]
         fresh = {_key(obj): obj for obj in items}
+        # Pods gone from a node while the watch was away may have been preemption victims,
+        # marked unseen: the victims of a nomination to that node cannot be compared.
+        gone = {(old.get("spec") or {}).get("nodeName") for key, old in store.items()
+                if key not in fresh} - {None, ""}
+        for nom in self.nominations.values():
+            nom.gap = nom.gap or nom.node in gone
+        kept = [(n, v) for n, v in self.marked_victims if n not in gone]
+        self.marked_victims.clear()
+        self.marked_victims.extend(kept)
+        self.unsure_nodes |= gone
         for key, old in list(store.items()):
             if key not in fresh:
-                node = (old.get("spec") or {}).get("nodeName")
-                for nom in self.nominations.values():
-                    nom.gap = nom.gap or nom.node == node
                 self._apply("Pod", "DELETED", old)
         for key, obj in fresh.items():
             old = store.get(key)
@@ -386,6 +396,9 @@ class Watcher:
             (old or {}).get("status") or {}).get("nominatedNodeName"))
         # Any pod's nomination takes the victims marked on its node, in scope or not.
         marked = self._take_victims(nominated) if nominated_now else set()
+        unsure = nominated_now and nominated in self.unsure_nodes
+        if unsure:
+            self.unsure_nodes.discard(nominated)
         done = None
         if new is None or not _pending(new):
             done = self._nomination_done(key)
@@ -409,7 +422,8 @@ class Watcher:
             if self._compare(pred, "nominated", nominated, agree, tie=tie):
                 expected = pred.candidates.get(nominated) if pred.result == PREEMPT else None
                 self.nominations[key] = Nomination(nominated, expected, marked,
-                                                   agreed=agree or tie, tie=tie and not agree)
+                                                   agreed=agree or tie, tie=tie and not agree,
+                                                   gap=unsure)
             return
         message = _unschedulable_message(new)
         if message is not None and message != _unschedulable_message(old or {}):
