@@ -178,7 +178,7 @@ class ApiClient:
                     response.read()
                     self._fail("watch", res, path, response)
                 yield _lines(response)
-        except httpx.TransportError as exc:
+        except (httpx.TransportError, httpx.DecodingError) as exc:  # a body cut or garbled
             raise self._unreachable(exc) from None
 
 
