@@ -33,10 +33,12 @@ from werkzeug import Request, Response
 from kubepreempt.api.errors import InputError
 from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live import watch_loop
+from kubepreempt.live.backoff import RetryPolicy
 from kubepreempt.live.kubeconfig import resolve
 from kubepreempt.live.reflector import Event
 from kubepreempt.live.watcher import Watcher
 
+FAST = RetryPolicy(initial=0.05, cap=0.2)  # the reflector's backoff, in milliseconds
 WATCH_QUERY = recorded_query("pods-watch")  # watch=1&resourceVersion=451&...&timeoutSeconds=6
 
 
@@ -65,8 +67,8 @@ def serve(server: HTTPServer, pods: PodsEndpoint) -> None:
 
 
 def run_watch(kubeconfig: Path, until, namespace: str | None = None,
-              report: str | None = None, timeout: float = 20.0
-              ) -> tuple[list[dict[str, Any]], list[str], Watcher]:
+              report: str | None = None, timeout: float = 20.0,
+              retry: RetryPolicy = FAST) -> tuple[list[dict[str, Any]], list[str], Watcher]:
     """Run the watch loop in a thread until ``until(lines)`` holds."""
     lines: list[dict[str, Any]] = []
     notices: list[str] = []
@@ -77,7 +79,7 @@ def run_watch(kubeconfig: Path, until, namespace: str | None = None,
     def target() -> None:
         try:
             watch_loop.run(resolve(str(kubeconfig)), SCHEDULER_KINDS, watcher, stop, report,
-                           notice=notices.append, watch_timeout=6, backoff=0.05)
+                           notice=notices.append, watch_timeout=6, retry=retry)
         except BaseException as exc:  # noqa: BLE001 - handed to the test thread
             errors.append(exc)
 
@@ -353,6 +355,8 @@ def test_victims_the_scheduler_marks_are_compared(marked: int) -> None:
     assert watcher.nominations == {}
     assert watcher.tally.by_action["victims"] == (
         {"agree": 1, "differ": 0} if marked == 4 else {"agree": 0, "differ": 1})
+    # One decision: the nomination agreed, so the victims decide its verdict.
+    assert (watcher.tally.agree, watcher.tally.differ) == ((1, 0) if marked == 4 else (0, 1))
 
 
 def _synced_watcher(lines: list[dict] | None = None) -> Watcher:

@@ -3,6 +3,7 @@ and keep a tally of how often the real scheduler agrees."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from typing import Annotated, Any
@@ -33,7 +34,7 @@ def register(app: typer.Typer) -> None:
             "--scheduler-config", metavar="FILE", help=CLI_HELP)] = None,
     ) -> None:
         """Watch the cluster; for each pending pod say where it will go, then whether the
-        scheduler agreed. Read-only; Ctrl-C stops."""
+        scheduler agreed. Read-only; Ctrl-C or SIGTERM stops."""
         from kubepreempt.live import watch_loop
         from kubepreempt.live.kubeconfig import resolve
         from kubepreempt.live.watcher import Watcher, describe
@@ -56,11 +57,15 @@ def register(app: typer.Typer) -> None:
         print(f"watching {target.label}" + (f", namespace {args.namespace}"
                                              if args.namespace else "")
               + " (read-only; Ctrl-C stops)", file=sys.stderr, flush=True)
+        # SIGTERM (kubelet, systemd, `timeout`) ends the watch as Ctrl-C does: the loop
+        # stops at the next event, the report is written and the summary printed.
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
         try:
             watch_loop.run(target, SCHEDULER_KINDS, watcher, stop, report)
         except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, or `| head` has had enough
             stop.set()
         finally:
+            signal.signal(signal.SIGTERM, previous)
             if report and watcher.ready:
                 watch_loop.write_report(report, watcher)
         t = watcher.tally

@@ -7,9 +7,10 @@ lightkube's kubeconfig adapter; responses are bytes for orjson, never model obje
 from __future__ import annotations
 
 import ssl
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx2 as httpx
 import orjson
@@ -32,6 +33,35 @@ class Unreachable(InputError):
     """The API server could not be reached (a watch retries; a one-shot list exits 2)."""
 
 
+class ServerBusy(InputError):
+    """HTTP 429 or 5xx: the server is overloaded or failing, not refusing us. A watch
+    retries (after ``retry_after`` seconds when the server said so); a one-shot command
+    retries only as often as the server's ``Retry-After`` asks, then exits 2."""
+
+    def __init__(self, detail: str, retry_after: float | None = None, retries: int = 0) -> None:
+        said = ("not retried: the server sent no Retry-After" if retry_after is None
+                else f"{retries} {'retry' if retries == 1 else 'retries'} as its "
+                     "Retry-After asked")
+        super().__init__(f"{detail} ({said})")
+        self.detail, self.retry_after, self.retries = detail, retry_after, retries
+
+
+MAX_RETRIES = 10  # client-go's rest client: retries of a 429/5xx that carries Retry-After
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """The seconds a 429 or 5xx asks the client to wait (``Retry-After``, an integer, as
+    client-go's ``checkWait`` reads it); None when the status or header does not ask."""
+    code = response.status_code
+    if code != 429 and not 500 <= code <= 599:
+        return None
+    try:
+        seconds = int(response.headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return float(max(seconds, 0))
+
+
 class NotServed(Exception):
     """HTTP 404 on a collection: the API (e.g. a CRD or metrics.k8s.io) is not installed."""
 
@@ -52,10 +82,14 @@ class ApiClient:
 
     def __init__(self, target: Target, timeout: float = 60.0,
                  transport: httpx.BaseTransport | None = None,
-                 share_auth_with: ApiClient | None = None) -> None:
+                 share_auth_with: ApiClient | None = None, max_retries: int = MAX_RETRIES,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         """Connect to ``target``; ``share_auth_with`` reuses another client's credentials
-        (one exec-plugin run and token cache for all of a watch's connections)."""
+        (one exec-plugin run and token cache for all of a watch's connections).
+        ``max_retries``: GETs answered 429/5xx with ``Retry-After`` are sent again up to this
+        many times, after waiting as asked (0: the caller retries, as a watch does)."""
         self.target = target
+        self.max_retries, self.sleep = max_retries, sleep
         self.discovery: dict[str, Any] = {}  # API discovery documents by path
         params = ConnectionParams(timeout=httpx.Timeout(timeout, connect=10.0),
                                   transport=transport)
@@ -88,7 +122,7 @@ class ApiClient:
         self.close()
 
     def _fail(self, verb: str, res: Resource | None, path: str,
-              response: httpx.Response) -> None:
+              response: httpx.Response, retries: int = 0) -> NoReturn:
         code = response.status_code
         message = status_message(response.content)
         if code == 410:
@@ -102,7 +136,10 @@ class ApiClient:
         if code == 403:
             raise InputError(f"{self.target.label}: forbidden: missing permission to {verb} "
                              f"{what} (the server said: {message}); {RBAC_HINT}")
-        raise InputError(f"{self.target.label}: {verb} {what} failed: HTTP {code}: {message}")
+        failed = f"{self.target.label}: {verb} {what} failed: HTTP {code}: {message}"
+        if code == 429 or 500 <= code <= 599:
+            raise ServerBusy(failed, retry_after(response), retries)
+        raise InputError(failed)
 
     def _unreachable(self, exc: Exception) -> Unreachable:
         reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -110,15 +147,24 @@ class ApiClient:
 
     def get(self, path: str, params: Mapping[str, Any] | None = None, verb: str = "get",
             res: Resource | None = None) -> bytes:
-        """The body of a successful GET (raises InputError, Expired or NotServed)."""
-        try:
-            response = self.http.get(path, params=params,
-                                     headers={"Accept": "application/json"})
-        except httpx.TransportError as exc:
-            raise self._unreachable(exc) from None
-        if response.status_code != 200:
-            self._fail(verb, res, path, response)
-        return response.content
+        """The body of a successful GET (raises InputError, ServerBusy, Expired or NotServed).
+
+        A 429 or 5xx with ``Retry-After`` is sent again after the wait it asks for, up to
+        ``max_retries`` times, as client-go's rest client does."""
+        retries = 0
+        while True:
+            try:
+                response = self.http.get(path, params=params,
+                                         headers={"Accept": "application/json"})
+            except httpx.TransportError as exc:
+                raise self._unreachable(exc) from None
+            if response.status_code == 200:
+                return response.content
+            wait = retry_after(response)
+            if wait is None or retries >= self.max_retries:
+                self._fail(verb, res, path, response, retries)
+            retries += 1
+            self.sleep(wait)
 
     @contextmanager
     def stream_lines(self, path: str, params: Mapping[str, Any], res: Resource,
@@ -132,7 +178,7 @@ class ApiClient:
                     response.read()
                     self._fail("watch", res, path, response)
                 yield _lines(response)
-        except httpx.TransportError as exc:
+        except (httpx.TransportError, httpx.DecodingError) as exc:  # a body cut or garbled
             raise self._unreachable(exc) from None
 
 

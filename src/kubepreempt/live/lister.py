@@ -16,6 +16,10 @@ from kubepreempt.manifests import paused_gc
 PAGE_SIZE = 500  # kubectl's --chunk-size default
 MAX_RESTARTS = 3  # each restart re-reads the whole list; give up if etcd keeps compacting
 
+class ListExpired(InputError):
+    """The list expired (410 Gone) on every restart: etcd keeps compacting under it."""
+
+
 Progress = Callable[[Resource, int, int | None], None]  # (resource, items so far, total)
 
 
@@ -44,7 +48,7 @@ def list_all(client: ApiClient, res: Resource, namespace: str | None = None,
                 return _pages(client, res, path, page_size, progress)
         except Expired:
             continue
-    raise InputError(f"{client.target.label}: list {res.describe()}: the list expired "
+    raise ListExpired(f"{client.target.label}: list {res.describe()}: the list expired "
                      f"{MAX_RESTARTS + 1} times in a row (410 Gone); try again")
 
 

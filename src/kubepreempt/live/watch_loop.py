@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.live.backoff import RetryPolicy
 from kubepreempt.live.client import ApiClient
 from kubepreempt.live.kubeconfig import Target
 from kubepreempt.live.reflector import Event, Reflector
@@ -33,12 +34,15 @@ def write_report(path: str, watcher: Watcher) -> None:
 def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.Event,
         report: str | None = None, notice: Callable[[str], None] | None = None,
         client_factory: Callable[..., ApiClient] = ApiClient,
-        watch_timeout: int | None = None, backoff: float = 1.0) -> list[Reflector]:
+        watch_timeout: int | None = None, retry: RetryPolicy | None = None
+        ) -> list[Reflector]:
     """Watch until ``stop`` is set (or a fatal error, raised as InputError).
 
     Each kind has its own reflector thread and connection; events meet in one queue, so the
     watcher sees them one at a time. When the queue runs dry the watcher re-evaluates the
     pending pods whose situation may have changed, and the report file is rewritten.
+    Failures are retried by the reflectors under ``retry``; only a refusal (401, 403, a
+    required kind not served) ends the watch.
     """
     events: queue.Queue[Event] = queue.Queue()
     notice = notice or (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -49,9 +53,9 @@ def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.
         extra = {"watch_timeout": watch_timeout} if watch_timeout else {}
         # One connection per stream; credentials (an exec plugin's token) are shared.
         client = client_factory(target, share_auth_with=first)
+        client.max_retries = 0  # the reflector retries, with its backoff and Retry-After
         first = first or client
-        r = Reflector(client, res, events.put, stop,
-                      backoff=backoff, go=go, **extra)
+        r = Reflector(client, res, events.put, stop, retry=retry, go=go, **extra)
         reflectors.append(r)
         r.start()
     written = -1
@@ -68,7 +72,7 @@ def run(target: Target, kinds: Iterable[str], watcher: Watcher, stop: threading.
         if event.type == "FATAL":
             stop.set()
             raise InputError(event.message)
-        if event.type == "RETRY":
+        if event.type in ("RETRY", "WARN"):
             notice(f"watch {event.kind}: {event.message}")
             continue
         watcher.handle(event)

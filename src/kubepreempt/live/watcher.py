@@ -72,6 +72,11 @@ class Nomination:
     node: str
     expected: tuple[str, ...] | None  # None: no prediction preempted on this node
     actual: set[str] = field(default_factory=set)
+    agreed: bool = False  # the nomination's verdict, as the tally counted it
+    tie: bool = False
+    # A re-list found pods on the node gone while the watch was away: whether the scheduler
+    # marked them is unknown, so the victims cannot be compared.
+    gap: bool = False
 
 
 @dataclass(slots=True)
@@ -97,6 +102,21 @@ class Tally:
             counts["differ"] += 1
             self.differences.append(line)
 
+    def victims(self, line: dict[str, Any], nomination: Nomination) -> None:
+        """Count a preemption's victims verdict. It is part of the decision its nomination
+        already counted: victims that differ turn an agreeing decision into a differing one
+        (one scheduling decision, one comparison)."""
+        counts = self.by_action.setdefault("victims", {"agree": 0, "differ": 0})
+        if line["agree"]:
+            counts["agree"] += 1
+            return
+        counts["differ"] += 1
+        self.differences.append(line)
+        if nomination.agreed:
+            self.agree -= 1
+            self.agree_by_tie -= nomination.tie
+            self.differ += 1
+
     def to_json(self) -> dict[str, Any]:
         """The ``--report`` file's content."""
         compared = self.agree + self.differ
@@ -114,6 +134,10 @@ def _key(obj: dict[str, Any]) -> tuple[str, str]:
 def _pod_key(obj: dict[str, Any]) -> str:
     ns, name = _key(obj)
     return f"{ns or 'default'}/{name}"
+
+
+def _resource_version(obj: dict[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
 
 
 def _pending(obj: dict[str, Any]) -> bool:
@@ -167,8 +191,11 @@ class Watcher:
         self.tally = Tally()
         self.predictions: dict[str, Prediction] = {}
         self.nominations: dict[str, Nomination] = {}
-        # Victims marked before their preemptor's nomination was seen (bounded).
-        self.recent_victims: deque[tuple[str, str]] = deque(maxlen=MAX_RECENT_VICTIMS)
+        # (node, victim) marked and not yet taken by a nomination to that node (bounded).
+        self.marked_victims: deque[tuple[str, str]] = deque(maxlen=MAX_RECENT_VICTIMS)
+        # Nodes that lost pods during a re-list's gap: their next nomination's victims may
+        # have been marked unseen.
+        self.unsure_nodes: set[str] = set()
         self._cluster: Cluster | None = None
         self._stale = True  # pending pods need re-evaluating (their situation may have changed)
         self._build_error: str | None = None
@@ -239,11 +266,14 @@ class Watcher:
 
     # ---- events -----------------------------------------------------------------------
     def handle(self, event: Event) -> None:
-        """Apply one event (SYNC, ADDED, MODIFIED, DELETED; RETRY/FATAL are the caller's)."""
+        """Apply one event (SYNC, ADDED, MODIFIED, DELETED; the rest are the caller's)."""
         store = self.store.get(event.kind)
         if store is None:
             return
         if event.type == "SYNC":
+            if event.kind == "Pod" and event.kind in self.synced:
+                self._relist_pods(event.items)
+                return
             store.clear()
             for obj in event.items:
                 store[_key(obj)] = obj
@@ -254,16 +284,50 @@ class Watcher:
         obj = event.obj
         if obj is None or event.type not in ("ADDED", "MODIFIED", "DELETED"):
             return
+        self._apply(event.kind, event.type, obj)
+
+    def _relist_pods(self, items: list[dict[str, Any]]) -> None:
+        """A re-list after the watch was away (410 Gone), as a client-go informer sees it
+        (DeltaFIFO.Replace): a pod missing from the list is deleted (its last known state,
+        DeletedFinalStateUnknown), a pod whose resourceVersion moved is updated, a new one
+        added. So a pod bound during the gap is still compared, and a prediction for a pod
+        deleted during it is dropped."""
+        store = self.store["Pod"]
+        fresh = {_key(obj): obj for obj in items}
+        # Pods gone from a node while the watch was away may have been preemption victims,
+        # marked unseen: the victims of a nomination to that node cannot be compared.
+        gone = {(old.get("spec") or {}).get("nodeName") for key, old in store.items()
+                if key not in fresh} - {None, ""}
+        for nom in self.nominations.values():
+            nom.gap = nom.gap or nom.node in gone
+        kept = [(n, v) for n, v in self.marked_victims if n not in gone]
+        self.marked_victims.clear()
+        self.marked_victims.extend(kept)
+        self.unsure_nodes |= gone
+        for key, old in list(store.items()):
+            if key not in fresh:
+                self._apply("Pod", "DELETED", old)
+        for key, obj in fresh.items():
+            old = store.get(key)
+            if old is None:
+                self._apply("Pod", "ADDED", obj)
+            elif _resource_version(old) != _resource_version(obj) or not _resource_version(obj):
+                self._apply("Pod", "MODIFIED", obj)
+
+    def _apply(self, kind: str, etype: str, obj: dict[str, Any]) -> None:
+        store = self.store[kind]
         key = _key(obj)
         old = store.get(key)
-        if event.type == "DELETED":
-            store.pop(key, None)
+        if etype == "DELETED":
+            if old is None:
+                return  # never seen (client-go's store ignores it too)
+            del store[key]
             new = None
         else:
             store[key] = obj
             new = obj
-        if event.kind != "Pod":
-            if event.kind == "Node" and old is not None and new is not None \
+        if kind != "Pod":
+            if kind == "Node" and old is not None and new is not None \
                     and _node_signature(old) == _node_signature(new):
                 return  # a status heartbeat: nothing the scheduler reads changed
             self._cluster = None
@@ -318,7 +382,8 @@ class Watcher:
     def _observe(self, old: dict[str, Any] | None, new: dict[str, Any] | None) -> None:
         """Compare what the scheduler just did to this pod with the prediction."""
         subject = new if new is not None else old
-        assert subject is not None
+        if subject is None:
+            return
         key = _pod_key(subject)
         if new is None or (new.get("metadata") or {}).get("deletionTimestamp"):
             for pred in self.predictions.values():
@@ -326,8 +391,17 @@ class Watcher:
                     pred.victims_deleted.add(key)
         if new is not None and _preempted(new) and not _preempted(old or {}):
             self._victim(key, str((new.get("spec") or {}).get("nodeName") or ""))
+        nominated = ((new or {}).get("status") or {}).get("nominatedNodeName")
+        nominated_now = bool(new is not None and nominated and _pending(new) and nominated != (
+            (old or {}).get("status") or {}).get("nominatedNodeName"))
+        # Any pod's nomination takes the victims marked on its node, in scope or not.
+        marked = self._take_victims(nominated) if nominated_now else set()
+        unsure = nominated_now and nominated in self.unsure_nodes
+        if unsure:
+            self.unsure_nodes.discard(nominated)
+        done = None
         if new is None or not _pending(new):
-            self._nomination_done(key)
+            done = self._nomination_done(key)
         pred = self.predictions.get(key)
         if pred is None:
             return
@@ -336,18 +410,20 @@ class Watcher:
             return
         node = (new.get("spec") or {}).get("nodeName")
         if node:
-            self._compare(pred, "bound", node, pred.node == node)
+            # Bound where it was nominated: the nomination (and its victims) was the
+            # decision, already compared; a re-prediction since is not a second one.
+            if done is None or done.node != node:
+                self._compare(pred, "bound", node, pred.node == node)
             del self.predictions[key]
             return
-        old_status = (old or {}).get("status") or {}
-        nominated = (new.get("status") or {}).get("nominatedNodeName")
-        if nominated and nominated != old_status.get("nominatedNodeName"):
-            self._compare(pred, "nominated", nominated,
-                          pred.result == PREEMPT and pred.node == nominated,
-                          tie=pred.result == PREEMPT and nominated in pred.tied)
-            expected = pred.candidates.get(nominated) if pred.result == PREEMPT else None
-            self.nominations[key] = Nomination(
-                nominated, expected, {v for n, v in self.recent_victims if n == nominated})
+        if nominated_now:
+            agree = pred.result == PREEMPT and pred.node == nominated
+            tie = pred.result == PREEMPT and nominated in pred.tied
+            if self._compare(pred, "nominated", nominated, agree, tie=tie):
+                expected = pred.candidates.get(nominated) if pred.result == PREEMPT else None
+                self.nominations[key] = Nomination(nominated, expected, marked,
+                                                   agreed=agree or tie, tie=tie and not agree,
+                                                   gap=unsure)
             return
         message = _unschedulable_message(new)
         if message is not None and message != _unschedulable_message(old or {}):
@@ -355,32 +431,39 @@ class Watcher:
                           message)
 
     def _victim(self, key: str, node: str) -> None:
-        """The scheduler marked ``key`` for preemption (DisruptionTarget condition)."""
-        claimed = False
-        for nom in self.nominations.values():
-            if nom.node == node:
-                nom.actual.add(key)
-                claimed = True
-        if not claimed:  # the nomination may be written after its victims are marked
-            self.recent_victims.append((node, key))
+        """The scheduler marked ``key`` for preemption (DisruptionTarget condition). Upstream
+        marks a preemption's victims before it writes the preemptor's nominatedNodeName, so
+        the marks wait for the next nomination to their node."""
+        self.marked_victims.append((node, key))
 
-    def _nomination_done(self, key: str) -> None:
+    def _take_victims(self, node: str) -> set[str]:
+        """The victims marked on ``node`` since its last nomination, consumed."""
+        taken = {v for n, v in self.marked_victims if n == node}
+        if taken:
+            kept = [(n, v) for n, v in self.marked_victims if n != node]
+            self.marked_victims.clear()
+            self.marked_victims.extend(kept)
+        return taken
+
+    def _nomination_done(self, key: str) -> Nomination | None:
         """The nominated pod was bound or went away: compare the victims."""
         nom = self.nominations.pop(key, None)
-        if nom is None or nom.expected is None:
-            return
+        if nom is None or nom.expected is None or nom.gap:
+            return nom
         line: dict[str, Any] = {"event": "actual", "pod": key, "action": "victims",
                                 "node": nom.node, "victims": sorted(nom.actual),
                                 "agree": set(nom.expected) == nom.actual,
                                 "predicted": {"result": PREEMPT, "node": nom.node,
                                               "victims": list(nom.expected)}}
-        self.tally.record("victims", line["agree"], line)
+        self.tally.victims(line, nom)
         self.emit(line)
+        return nom
 
     def _compare(self, pred: Prediction, action: str, node: str | None, agree: bool,
-                 message: str | None = None, tie: bool = False) -> None:
+                 message: str | None = None, tie: bool = False) -> bool:
+        """Count and say one comparison; False if this prediction was compared already."""
         if pred.compared:
-            return
+            return False
         pred.compared = True
         line: dict[str, Any] = {"event": "actual", "pod": pred.pod, "action": action,
                                 "node": node, "agree": agree or tie,
@@ -396,6 +479,7 @@ class Watcher:
             line["messageMatches"] = message == pred.message
         self.tally.record(action, agree or tie, line, tie and not agree)
         self.emit(line)
+        return True
 
 
 def _equal_candidates(d: Decision) -> dict[str, tuple[str, ...]]:
