@@ -100,10 +100,12 @@ def run_command(args: list[str]) -> str:
                               text=True, cwd=ROOT, timeout=300)
     except subprocess.TimeoutExpired:
         return "timeout"
+    # Absolute paths name the checkout: the same output from another worktree is equal.
+    out, err = (text.replace(str(ROOT), "ROOT") for text in (proc.stdout, proc.stderr))
     if proc.returncode not in (0, 1):
-        blob = f"exit {proc.returncode}: {proc.stderr.strip()}"
+        blob = f"exit {proc.returncode}: {err.strip()}"
     else:
-        blob = json.dumps(_strip(json.loads(proc.stdout)), sort_keys=True)
+        blob = json.dumps(_strip(json.loads(out)), sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
