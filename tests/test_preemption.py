@@ -8,6 +8,10 @@ import pytest
 from builders import cluster_of, node, pdb, pod, priority_class, reference_preemption
 
 from kubepreempt.decide import schedule
+from kubepreempt.scheduler.cycle import schedule_one
+from kubepreempt.scheduler.framework import Code
+from kubepreempt.scheduler.preemption import Evaluator
+from kubepreempt.scheduler.scheduler import Scheduler
 
 T0 = "2026-11-23T08:00:00Z"
 T1 = "2026-11-23T09:00:00Z"
@@ -75,6 +79,56 @@ def test_unresolvable_nodes_are_never_candidates() -> None:
         "no new claims to deallocate, preemption: 0/2 nodes are available: "
         "1 No preemption victims found for incoming pod, "
         "1 Preemption is not helpful for scheduling.")
+
+
+def test_request_beyond_allocatable_makes_the_node_not_helpful() -> None:
+    # Upstream fitsRequest: a request above the node's whole allocatable is Unresolvable,
+    # so NodeResourcesFit's status is UnschedulableAndUnresolvable and findCandidates never
+    # tries the node ("Preemption is not helpful", not "No preemption victims found").
+    # "big" can hold the pod's 3 cpu, so it is tried: without its lower-priority pod it
+    # still has only 2 free.
+    c = cluster_of(node("big", cpu="4"), node("small", cpu="2"),
+                   pod("hi", "2", node_name="big", priority=100),
+                   pod("low", "1", node_name="big", priority=0),
+                   pod("new", "3", priority=10))
+    d = schedule(c, "default/new")
+    assert d.result == "unschedulable"
+    assert (d.statuses["big"].code, d.statuses["small"].code) == (
+        Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    assert d.message == (
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/2 nodes are available: 1 Insufficient cpu, "
+        "1 Preemption is not helpful for scheduling.")
+
+
+def test_pod_count_is_never_beyond_allocatable() -> None:
+    # fitsRequest's "Too many pods" carries no Unresolvable flag, even on a node that
+    # allows no pods at all: the node is tried and has no lower-priority pod.
+    c = cluster_of(node("none", pods="0"), pod("new", "100m", priority=10))
+    d = schedule(c, "default/new")
+    assert d.statuses["none"].code == Code.UNSCHEDULABLE
+    assert d.message == (
+        "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, "
+        "preemption: 0/1 nodes are available: "
+        "1 No preemption victims found for incoming pod.")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sampled_window_hides_no_status_when_there_is_no_candidate(seed: int) -> None:
+    # DryRunPreemption stops early only once it holds a PDB-respecting candidate; with none,
+    # every potential node is tried whatever the window (here one node) and reported.
+    docs = [node(f"n{i}", cpu="2") for i in range(4)]
+    for i in range(4):
+        docs += [pod(f"hi{i}", "1", node_name=f"n{i}", priority=100),
+                 pod(f"low{i}", "1", node_name=f"n{i}", priority=0)]
+    c = cluster_of(*docs, pod("new", "2", priority=10))
+    sched = Scheduler(c)
+    evaluator = Evaluator(sched, sample=True, seed=seed, min_candidate_percentage=0,
+                          min_candidate_absolute=1, now=1e9)
+    res = schedule_one(sched, c.pending["default/new"], now=1e9, evaluator=evaluator)
+    assert res.message == (
+        "0/4 nodes are available: 4 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/4 nodes are available: 4 Insufficient cpu.")
 
 
 def test_pdb_violating_pods_are_reprieved_first_and_counted() -> None:

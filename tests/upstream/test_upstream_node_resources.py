@@ -2,8 +2,9 @@
 
 Ported: fit_test.go TestEnoughRequests (status code and reasons), TestNotEnoughRequests,
 TestStorageRequests, TestRestartableInitContainers (SidecarContainers enabled: the gate is
-GA), TestFitScore's LeastAllocated cases; least_allocated_test.go
-TestLeastAllocatedScoringStrategy with the default resources (cpu, memory weight 1).
+GA; its two request cases in ``test_restartable_init_container_requests``), TestFitScore's
+LeastAllocated cases; least_allocated_test.go TestLeastAllocatedScoringStrategy with the
+default resources (cpu, memory weight 1).
 
 Not ported (plugin arguments the default profile does not set, i.e. configuration
 plumbing): "skip checking ignored extended resource" (IgnoredResources), "skip checking
@@ -22,8 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from upstream_harness import UNSCHED, run_filter, run_score, up_node, up_pod
+from upstream_harness import UNRES, UNSCHED, run_filter, run_score, up_node, up_pod
 
+from kubepreempt.scheduler.framework import Code
 from kubepreempt.scheduler.plugins.node_resources import NodeResourcesFit
 
 EXT_A = "example.com/aaa"
@@ -69,12 +71,20 @@ ENOUGH_NODE = up_node("node", alloc={"cpu": "10m", "memory": "20", "pods": "32",
                                      "ephemeral-storage": "20", HUGE_A: "5"})
 
 
-def insufficient(*names: str) -> tuple[str, ...]:
-    return tuple(f"Insufficient {n}" for n in names)
+def insufficient(*names: str) -> tuple[Code, tuple[str, ...]]:
+    """Unschedulable: the node could fit the pod once other pods leave."""
+    return UNSCHED, tuple(f"Insufficient {n}" for n in names)
 
 
-# (name, pod containers, pod init containers, existing pod's container, extra, want reasons)
-ENOUGH_CASES: list[tuple[str, list, list, dict, dict, tuple[str, ...]]] = [
+def beyond(*names: str) -> tuple[Code, tuple[str, ...]]:
+    """UnschedulableAndUnresolvable: the pod requests more than the node's whole allocatable
+    (``InsufficientResource.Unresolvable``; upstream's table says ``Unresolvable: true``)."""
+    return UNRES, tuple(f"Insufficient {n}" for n in names)
+
+
+# (name, pod containers, pod init containers, existing pod's container, extra,
+#  want (status code, reasons), or () when the pod fits)
+ENOUGH_CASES: list[tuple[str, list, list, dict, dict, tuple]] = [
     ("no resources requested always fits", [], [], c(10, 20), {}, ()),
     ("too many resources fails", [c(1, 1)], [], c(10, 20), {},
      insufficient("cpu", "memory")),
@@ -98,33 +108,33 @@ ENOUGH_CASES: list[tuple[str, list, list, dict, dict, tuple[str, ...]]] = [
     ("extended resource fits", [c(a=1)], [], c(), {}, ()),
     ("extended resource fits for init container", [c()], [c(a=1)], c(), {}, ()),
     ("extended resource capacity enforced", [c(1, 1, a=10)], [], c(a=0), {},
-     insufficient(EXT_A)),
+     beyond(EXT_A)),
     ("extended resource capacity enforced for init container", [c()], [c(1, 1, a=10)],
-     c(a=0), {}, insufficient(EXT_A)),
+     c(a=0), {}, beyond(EXT_A)),
     ("extended resource allocatable enforced", [c(1, 1, a=1)], [], c(a=5), {},
      insufficient(EXT_A)),
     ("extended resource allocatable enforced for init container", [c()], [c(1, 1, a=1)],
      c(a=5), {}, insufficient(EXT_A)),
     ("extended resource allocatable enforced for multiple containers",
-     [c(1, 1, a=3), c(1, 1, a=3)], [], c(a=2), {}, insufficient(EXT_A)),
+     [c(1, 1, a=3), c(1, 1, a=3)], [], c(a=2), {}, beyond(EXT_A)),
     ("extended resource allocatable admits multiple init containers", [c()],
      [c(1, 1, a=3), c(1, 1, a=3)], c(a=2), {}, ()),
     ("extended resource allocatable enforced for multiple init containers", [c()],
-     [c(1, 1, a=6), c(1, 1, a=3)], c(a=2), {}, insufficient(EXT_A)),
+     [c(1, 1, a=6), c(1, 1, a=3)], c(a=2), {}, beyond(EXT_A)),
     ("extended resource allocatable enforced for unknown resource", [c(1, 1, b=1)], [], c(),
-     {}, insufficient(EXT_B)),
+     {}, beyond(EXT_B)),
     ("extended resource allocatable enforced for unknown resource for init container", [c()],
-     [c(1, 1, b=1)], c(), {}, insufficient(EXT_B)),
+     [c(1, 1, b=1)], c(), {}, beyond(EXT_B)),
     ("kubernetes.io resource capacity enforced", [c(1, 1, k8s_a=10)], [], c(), {},
-     insufficient(K8S_A)),
+     beyond(K8S_A)),
     ("kubernetes.io resource capacity enforced for init container", [c()],
-     [c(1, 1, k8s_b=10)], c(), {}, insufficient(K8S_B)),
+     [c(1, 1, k8s_b=10)], c(), {}, beyond(K8S_B)),
     ("hugepages resource capacity enforced", [c(1, 1, huge=10)], [], c(huge=0), {},
-     insufficient(HUGE_A)),
+     beyond(HUGE_A)),
     ("hugepages resource capacity enforced for init container", [c()], [c(1, 1, huge=10)],
-     c(huge=0), {}, insufficient(HUGE_A)),
+     c(huge=0), {}, beyond(HUGE_A)),
     ("hugepages resource allocatable enforced for multiple containers",
-     [c(1, 1, huge=3), c(1, 1, huge=3)], [], c(huge=2), {}, insufficient(HUGE_A)),
+     [c(1, 1, huge=3), c(1, 1, huge=3)], [], c(huge=2), {}, beyond(HUGE_A)),
     ("resources + pod overhead fits", [c(1, 1)], [], c(5, 5),
      {"overhead": {"cpu": "3m", "memory": "13"}}, ()),
     ("requests + overhead does not fit for memory", [c(1, 1)], [], c(5, 5),
@@ -148,7 +158,7 @@ def test_enough_requests(containers, inits, existing, extra, want) -> None:
     if not want:
         assert status is None
     else:
-        assert (status.code, status.reasons) == (UNSCHED, want)
+        assert (status.code, status.reasons) == want
 
 
 NOT_ENOUGH_NODE = up_node("node", alloc={"cpu": "10m", "memory": "20", "pods": "1"})
@@ -175,7 +185,7 @@ def test_not_enough_requests(containers, inits, existing) -> None:
 STORAGE_CASES = [
     ("empty storage requested, and pod fits", [c(1, 1)], c(2, 10), ()),
     ("storage ephemeral local storage request exceeds allocatable", [c(eph=25)], c(2, 2),
-     insufficient("ephemeral-storage")),
+     beyond("ephemeral-storage")),
     ("ephemeral local storage is sufficient", [c(eph=5)], c(2, 2, eph=10), ()),
     ("pod fits", [c(eph=10)], c(2, 2), ()),
 ]
@@ -185,7 +195,7 @@ STORAGE_CASES = [
                          ids=[x[0] for x in STORAGE_CASES])
 def test_storage_requests(containers, existing, want) -> None:
     status = _fit(rpod("p", containers), ENOUGH_NODE, [rpod("existing", [existing], node="node")])
-    assert (status is None) if not want else (status.code, status.reasons) == (UNSCHED, want)
+    assert (status is None) if not want else (status.code, status.reasons) == want
 
 
 @pytest.mark.parametrize("restartable", [False, True], ids=[
@@ -199,6 +209,20 @@ def test_restartable_init_containers(restartable: bool) -> None:
     pod = up_pod("p", spec=spec, containers=[{"name": "regular", "image": "x"}])
     node = up_node("node", alloc={"cpu": "0", "memory": "0", "pods": "1"})
     assert _fit(pod, node, []) is None
+
+
+@pytest.mark.parametrize(("sidecar_cpu", "want"), [("1m", None), ("2m", beyond("cpu"))], ids=[
+    "allow pod if the total requested resources do not exceed the node's allocatable resources",
+    "not allow pod if the total requested resources do exceed the node's allocatable resources"])
+def test_restartable_init_container_requests(sidecar_cpu: str, want) -> None:
+    # makeAllocatableResources(2, 0, 1, 0, 0, 0): 2m cpu, no memory, one pod.
+    pod = up_pod("p", spec={"initContainers": [
+        {"name": "restartable-init", "image": "x", "restartPolicy": "Always",
+         "resources": {"requests": {"cpu": sidecar_cpu}}}]},
+        containers=[{"name": "regular", "image": "x", "resources": {"requests": {"cpu": "1m"}}}])
+    node = up_node("node", alloc={"cpu": "2m", "memory": "0", "pods": "1"})
+    status = _fit(pod, node, [])
+    assert (status is None) if want is None else (status.code, status.reasons) == want
 
 
 # ---------------------------------------------------------------------------------------

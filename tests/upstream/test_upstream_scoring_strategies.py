@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from upstream_harness import UNSCHED, build, run_score, up_node, up_pod
+from upstream_harness import UNRES, build, run_score, up_node, up_pod
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.scheduler.config import parse_scheduler_config
@@ -249,18 +249,21 @@ def _filter_with(fit: NodeResourcesFit, requests: dict[str, str]):
 def test_skip_checking_ignored_extended_resource() -> None:
     fit = NodeResourcesFit(ignored_resources=frozenset({"example.com/bbb"}))
     assert _filter_with(fit, {"cpu": "1m", "memory": "1", "example.com/bbb": "1"}) is None
-    # Without the argument the same pod is rejected (the rule is what lets it fit).
+    # Without the argument the same pod is rejected (the rule is what lets it fit); the node
+    # has none of it, so preemption cannot help (upstream: "extended resource allocatable
+    # enforced for unknown resource", Unresolvable).
     status = _filter_with(NodeResourcesFit(),
                           {"cpu": "1m", "memory": "1", "example.com/bbb": "1"})
-    assert (status.code, status.reasons) == (UNSCHED, ("Insufficient example.com/bbb",))
+    assert (status.code, status.reasons) == (UNRES, ("Insufficient example.com/bbb",))
 
 
 def test_skip_checking_ignored_extended_resource_via_resource_groups() -> None:
     fit = NodeResourcesFit(ignored_groups=frozenset({"example.com"}))
     status = _filter_with(fit, {"cpu": "1m", "memory": "1", "example.com/bbb": "1",
                                 "kubernetes.io/something": "1"})
-    # kubernetes.io resources are not extended resources: never ignored.
-    assert status.reasons == ("Insufficient kubernetes.io/something",)
+    # kubernetes.io resources are not extended resources: never ignored (upstream's case
+    # wants UnschedulableAndUnresolvable: the node has none of it).
+    assert (status.code, status.reasons) == (UNRES, ("Insufficient kubernetes.io/something",))
 
 
 def test_ignored_resources_are_only_extended_resources() -> None:

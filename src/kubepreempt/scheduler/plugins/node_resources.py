@@ -1,8 +1,11 @@
 """NodeResourcesFit: requests must fit in allocatable minus requested; scoring strategy.
 
 Filter reasons follow upstream ``fitsRequest``: "Too many pods", "Insufficient cpu",
-"Insufficient memory", "Insufficient ephemeral-storage", "Insufficient <extended>", all
-Unschedulable (preemption may help). A resource the pod does not request is not checked.
+"Insufficient memory", "Insufficient ephemeral-storage", "Insufficient <extended>". The status
+is Unschedulable (preemption may help) unless the pod requests more of some resource than the
+node's whole allocatable (``InsufficientResource.Unresolvable``; never for the pod count): then
+it is UnschedulableAndUnresolvable, and DefaultPreemption leaves the node out ("Preemption is
+not helpful for scheduling"). A resource the pod does not request is not checked.
 Extended resources named in ``ignoredResources`` or whose group (the part before "/") is in
 ``ignoredResourceGroups`` are not checked: the pod's request row in the cycle state has
 them zeroed (``fit_request``), so preemption's resource checks agree. The default score is
@@ -23,6 +26,7 @@ from kubepreempt.scheduler.framework import (
     FilterPlugin,
     ScorePlugin,
     Status,
+    unresolvable,
     unschedulable,
 )
 from kubepreempt.scheduler.plugins.resource_allocation import ScoringStrategy, strategy_scores
@@ -59,6 +63,43 @@ def insufficient(state: CycleState, requested: np.ndarray, alloc: np.ndarray) ->
     # Pod count is checked even for pods that request nothing.
     fail[..., PODS] = requested[..., PODS] + 1 > alloc[..., PODS]
     return fail
+
+
+def beyond_allocatable(state: CycleState, alloc: np.ndarray) -> np.ndarray:
+    """Boolean (...): where the pod requests more of some resource than the node's whole
+    allocatable (upstream ``fitsRequest``'s ``Unresolvable``), so that removing pods cannot
+    make it fit. The pod count never counts here."""
+    req = state.request
+    over = (req > 0) & (req > alloc)
+    over[..., PODS] = False
+    return over.any(axis=-1)
+
+
+def fit_status(resources: list[str], fail_row: np.ndarray, beyond: bool) -> Status:
+    """Upstream ``Fit.Filter``'s status for one node's failing resources: Unschedulable, or
+    UnschedulableAndUnresolvable when a request exceeds the whole allocatable."""
+    make = unresolvable if beyond else unschedulable
+    return make(NodeResourcesFit.name, *reasons_for(resources, fail_row))
+
+
+def failure_groups(resources: list[str], fail: np.ndarray,
+                   beyond: np.ndarray) -> list[tuple[np.ndarray, Status]]:
+    """Rows grouped by failure pattern (failing resources and ``beyond``), each group with
+    its status, in pattern order; rows that do not fail are left out."""
+    bad_rows = fail.any(axis=1)
+    if not bad_rows.any():
+        return []
+    where = np.flatnonzero(bad_rows)
+    bad = fail[bad_rows]
+    width = bad.shape[1]
+    # One status per distinct pattern; the unresolvable flag is one more bit.
+    codes = bad.astype(np.int64) @ (1 << np.arange(width, dtype=np.int64)) \
+        + (beyond[bad_rows].astype(np.int64) << width)
+    out = []
+    for code in np.unique(codes).tolist():
+        pick = codes == code
+        out.append((where[pick], fit_status(resources, bad[np.argmax(pick)], code >> width)))
+    return out
 
 
 # The per-signature score cache re-evaluates only the nodes changed since the last pod
@@ -115,9 +156,10 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
     def filter(self, state: CycleState, view: NodeView) -> Status | None:
         cluster = state.cluster
         _sync(state)
-        fail = insufficient(state, view.requested, cluster.alloc[view.index])
+        alloc = cluster.alloc[view.index]
+        fail = insufficient(state, view.requested, alloc)
         if fail.any():
-            return unschedulable(self.name, *reasons_for(cluster.resources, fail))
+            return fit_status(cluster.resources, fail, bool(beyond_allocatable(state, alloc)))
         return None
 
     def filter_nodes(self, state: CycleState, nodes: np.ndarray):
@@ -127,21 +169,10 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
             few = self._filter_few(state, nodes)
             if few is not None:
                 return few
-        fail = insufficient(state, cluster.requested[nodes], cluster.alloc[nodes])
-        bad_rows = fail.any(axis=1)
-        if not bad_rows.any():
-            return []
-        bad_nodes = nodes[bad_rows]
-        bad = fail[bad_rows]
-        # Group nodes by their failure pattern so each distinct status is built once.
-        codes = bad.astype(np.int64) @ (1 << np.arange(bad.shape[1], dtype=np.int64))
-        out = []
-        for code in np.unique(codes):
-            pick = codes == code
-            row = bad[np.argmax(pick)]
-            out.append((bad_nodes[pick], unschedulable(self.name,
-                                                       *reasons_for(cluster.resources, row))))
-        return out
+        alloc = cluster.alloc[nodes]
+        fail = insufficient(state, cluster.requested[nodes], alloc)
+        return [(nodes[rows], status) for rows, status in
+                failure_groups(cluster.resources, fail, beyond_allocatable(state, alloc))]
 
     def _filter_few(self, state: CycleState, nodes: np.ndarray):
         """``filter_nodes`` for a few nodes with Python ints (same groups, same order).
@@ -158,11 +189,14 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
             fail = [r > 0 and r > a - u for r, a, u in zip(req, alloc, used, strict=True)]
             fail[PODS] = used[PODS] + 1 > alloc[PODS]
             if any(fail):
-                code = sum(1 << c for c, f in enumerate(fail) if f)
+                beyond = any(r > 0 and r > a for c, (r, a)
+                             in enumerate(zip(req, alloc, strict=True)) if c != PODS)
+                code = sum(1 << c for c, f in enumerate(fail) if f) + (beyond << len(fail))
                 groups.setdefault(code, ([], fail))[0].append(i)
-        return [(np.array(ix, np.int64), unschedulable(self.name,
-                                                       *reasons_for(cluster.resources, row)))
-                for _code, (ix, row) in sorted(groups.items())]
+        width = len(req)
+        return [(np.array(ix, np.int64), fit_status(cluster.resources, np.array(row),
+                                                    bool(code >> width)))
+                for code, (ix, row) in sorted(groups.items())]
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster

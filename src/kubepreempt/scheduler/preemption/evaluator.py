@@ -6,9 +6,13 @@
    ``preemptionPolicy: Never``; not while a lower-priority pod on the pod's nominated node
    is terminating because of preemption, unless that node became
    UnschedulableAndUnresolvable for the pod.
-2. :meth:`Evaluator.find_candidates` — ``nodesWherePreemptionMightHelp`` (every node whose
-   failure was not UnschedulableAndUnresolvable), then ``DryRunPreemption``:
-   ``select_victims_on_node`` on each (optionally a sampled window, as upstream).
+2. :meth:`Evaluator.find_candidates` — ``findCandidates``: the potential nodes are those
+   whose status from the failed cycle is Unschedulable (``NodesForStatusCode``; formerly
+   ``nodesWherePreemptionMightHelp``), then ``DryRunPreemption``: ``select_victims_on_node``
+   on each (optionally a sampled window, as upstream), recording the status of every node
+   that gives no candidate. With no candidate, the message is a ``FitError`` over those
+   statuses, every other node counting as "Preemption is not helpful for scheduling"
+   (``SetAbsentNodesStatus``); docs/CONFORMANCE.md spells the rule out.
 3. :func:`pick.pick_one_node` — ``SelectCandidate`` / ``pickOneNodeForPreemption``.
 4. :func:`prepare_candidate` — what ``prepareCandidate`` changes: the victims are deleted
    and lower-priority pods nominated to the node lose their nomination.
@@ -28,7 +32,13 @@ import numpy as np
 
 from kubepreempt.api.objects import PREEMPT_NEVER, Pod
 from kubepreempt.scheduler.filtering import nominee_nodes
-from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.scheduler.framework import (
+    Code,
+    CycleState,
+    FilterPlugin,
+    Status,
+    unresolvable,
+)
 from kubepreempt.scheduler.nominator import lower_priority_nominees
 from kubepreempt.scheduler.preemption.fast import PreemptionCache, resource_prune
 from kubepreempt.scheduler.preemption.pick import Candidate, pick_candidate, pick_one_node
@@ -130,6 +140,10 @@ class Evaluator:
         n = len(self.scheduler.cluster.nodes)
         node_statuses = NodeStatuses(n)
         potential = nodes_where_preemption_might_help(statuses, n)
+        # Upstream leaves these out of the dry run's map and Preempt's
+        # SetAbsentNodesStatus names them; setting it up front counts the same. Every
+        # potential node gets its own status below when there is no candidate: the dry
+        # run only stops early once it holds a PDB-respecting one.
         helpless = np.ones(n, bool)
         helpless[potential] = False
         node_statuses.set_many(np.flatnonzero(helpless),
@@ -225,8 +239,11 @@ Preemptor = Evaluator
 
 
 def nodes_where_preemption_might_help(statuses: Mapping[int, Status], n: int) -> np.ndarray:
-    """Upstream ``nodesWherePreemptionMightHelp``: nodes not UnschedulableAndUnresolvable."""
+    """The nodes ``findCandidates`` dry-runs: ``NodesForStatusCode(..., Unschedulable)``
+    (formerly ``nodesWherePreemptionMightHelp``). A node without a status, or with an
+    UnschedulableAndUnresolvable one (NodeResourcesFit's too when the pod requests more
+    than the node's whole allocatable), is not tried."""
     if isinstance(statuses, NodeStatuses):
-        return statuses.nodes_where(lambda st: not st.unresolvable)
+        return statuses.nodes_where(lambda st: st.code == Code.UNSCHEDULABLE)
     return np.array([i for i in range(n) if (st := statuses.get(i)) is not None
-                     and not st.unresolvable], np.int64)
+                     and st.code == Code.UNSCHEDULABLE], np.int64)

@@ -23,12 +23,13 @@ import numpy as np
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.cluster import PODS, Cluster
-from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
 from kubepreempt.scheduler.plugins.node_resources import (
     IGNORED_KEY,
+    beyond_allocatable,
+    failure_groups,
     fit_request,
     insufficient,
-    reasons_for,
 )
 from kubepreempt.scheduler.preemption.pick import INT32_OFFSET, Candidate, CandidateMetrics
 from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
@@ -55,15 +56,13 @@ def resource_prune(state: CycleState, cluster: Cluster, rows: np.ndarray,
     short = dropped & ~no_lower
     if short.any():
         # One status per distinct failure pattern, as NodeResourcesFit.filter_nodes.
-        bad = fail[short]
-        codes = bad.astype(np.int64) @ (1 << np.arange(bad.shape[1], dtype=np.int64))
+        alloc = cluster.alloc[rows]
+        beyond = beyond_allocatable(state, alloc)
         where = np.flatnonzero(short)
-        for code in np.unique(codes).tolist():
-            pick = codes == code
+        for picked, status in failure_groups(cluster.resources, fail[short], beyond[short]):
             mask = np.zeros(rows.size, bool)
-            mask[where[pick]] = True
-            reasons = reasons_for(cluster.resources, bad[np.argmax(pick)])
-            groups.append((mask, Status(Code.UNSCHEDULABLE, reasons, "NodeResourcesFit")))
+            mask[where[picked]] = True
+            groups.append((mask, status))
     return dropped, groups
 
 
