@@ -4,7 +4,13 @@ with an untolerated NoExecute (or NoSchedule) taint gets no daemon pod."""
 
 from __future__ import annotations
 
-from helpers import run, timeline
+import textwrap
+
+from kubepreempt.api.errors import Source
+from kubepreempt.manifests import Documents, parse_text
+from kubepreempt.manifests import _flatten as flatten
+from kubepreempt.sim import build_scenario, simulate
+from kubepreempt.sim.engine import SimResult
 
 DAEMONSET = """
 ---
@@ -21,6 +27,13 @@ spec:
       - name: c
         resources: {requests: {cpu: "1"}}
 """
+
+
+def run(text: str) -> SimResult:
+    docs = Documents()
+    for i, doc in enumerate(parse_text(textwrap.dedent(text), "test.yaml")):
+        flatten(doc, Source("test.yaml", i), docs)
+    return simulate(build_scenario(docs, 0))
 
 
 def node(name: str, arrival: str, taint: str = "") -> str:
@@ -47,5 +60,6 @@ def test_arriving_node_with_untolerated_no_execute_taint_gets_no_daemon_pod() ->
     ``_sync_daemonset``) checks."""
     r = run(node("n1", "0") + node("n2", "30", "{key: dedicated, value: db, effect: NoExecute}")
             + node("n3", "60") + DAEMONSET)
-    assert [(t, n) for t, _, _, n in timeline(r, "bound")] == [(0.0, "n1"), (60.0, "n3")]
+    assert [(e.time, e.node) for e in r.events if e.type == "bound"] == [
+        (0.0, "n1"), (60.0, "n3")]
     assert r.metrics["podsCreated"] == 2
