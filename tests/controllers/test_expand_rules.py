@@ -11,7 +11,6 @@ from kubepreempt.api.errors import Source
 from kubepreempt.api.objects import parse_node
 from kubepreempt.controllers.expand import (
     ALPHANUMS,
-    MAX_GENERATED_NAME_LENGTH,
     Names,
     expand,
     pods_prefix,
@@ -75,5 +74,16 @@ def test_pods_prefix_keeps_the_dash_up_to_a_254_character_prefix(length: int,
     assert pods_prefix(name) == want
     (pod,) = expand(daemonset(name), Names(), nodes=nodes(node("n1"))).pods
     assert pod["metadata"]["generateName"] == want
-    assert re.fullmatch(f"d{{{MAX_GENERATED_NAME_LENGTH}}}[{ALPHANUMS}]{{5}}",
-                        pod["metadata"]["name"])
+    assert re.fullmatch(f"d{{58}}[{ALPHANUMS}]{{5}}", pod["metadata"]["name"])
+
+
+@pytest.mark.parametrize(("length", "kept"), [(57, 57), (58, 58), (59, 58), (253, 58)])
+def test_generated_name_cuts_the_base_to_58_characters(length: int, kept: int) -> None:
+    """Upstream ``SimpleNameGenerator.GenerateName`` (apiserver pkg/storage/names): a base
+    longer than ``MaxGeneratedNameLength`` = 63 - 5 = 58 is cut to 58, then 5 random
+    characters follow, so a generated name has at most 63 characters.
+
+    Kills mutations of ``MAX_GENERATED_NAME_LENGTH`` and of the cut in
+    ``Names.generate``."""
+    name = Names().generate("ns", "b" * length)
+    assert re.fullmatch(f"b{{{kept}}}[{ALPHANUMS}]{{5}}", name)
