@@ -4,7 +4,8 @@ Upstream: ``staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/cont
 (``CheckRequest``) with the pod evaluator ``pkg/quota/v1/evaluator/core/pods.go``:
 
 * A pod's usage (``PodUsageFunc``): ``count/pods`` = 1 always; unless the pod is terminal
-  (or deleted and past its grace period) also ``pods`` = 1, ``cpu``/``requests.cpu``,
+  (or deleted and past ``metadata.deletionGracePeriodSeconds``) also ``pods`` = 1,
+  ``cpu``/``requests.cpu``,
   ``memory``/``requests.memory``, ``ephemeral-storage``/``requests.ephemeral-storage``
   from ``PodRequests`` (init containers, sidecars, overhead, pod-level, resize), the
   ``limits.*`` from ``PodLimits``, ``hugepages-*`` / ``requests.hugepages-*`` and
@@ -181,8 +182,14 @@ def quota_pod(pod: Pod, now: float | None = None) -> QuotaPod:
             limits[key] += amount
     deadline = spec.get("activeDeadlineSeconds")
     charged = pod.phase not in ("Succeeded", "Failed")
-    if charged and pod.deletion_timestamp is not None and now is not None:
-        charged = now <= pod.deletion_timestamp + pod.termination_grace_period
+    # QuotaV1Pod: a deleting pod stops being charged once its *deletion* grace period
+    # (set by the delete call, not spec.terminationGracePeriodSeconds) has passed; without
+    # one it stays charged.
+    meta = raw.get("metadata") if isinstance(raw.get("metadata"), Mapping) else {}
+    deletion_grace = meta.get("deletionGracePeriodSeconds")
+    if (charged and pod.deletion_timestamp is not None and now is not None
+            and isinstance(deletion_grace, int) and not isinstance(deletion_grace, bool)):
+        charged = now <= pod.deletion_timestamp + deletion_grace
     return QuotaPod(
         name=pod.name, namespace=pod.namespace,
         priority_class_name=pod.priority_class_name,

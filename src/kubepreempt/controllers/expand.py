@@ -278,9 +278,14 @@ def _controller_ref(api_version: str, kind: str, name: str, uid: str) -> dict[st
 
 
 def pods_prefix(controller_name: str) -> str:
-    """``getPodsPrefix``: ``<name>-`` unless that is not a valid pod name prefix."""
+    """``getPodsPrefix``: ``<name>-`` unless that is not a valid pod name prefix.
+
+    ``ValidatePodName(prefix, true)`` checks ``maskTrailingDash(prefix)``, which replaces
+    the last *two* characters by ``a``: a prefix of up to 254 characters passes the
+    253-character DNS subdomain limit, so the dash stays for names of up to 253.
+    """
     prefix = f"{controller_name}-"
-    return prefix if len(prefix) <= 253 else controller_name
+    return prefix if len(prefix) - 1 <= 253 else controller_name
 
 
 def pod_from_template(template: Mapping[str, Any], namespace: str,

@@ -96,7 +96,9 @@ def workload_info(wl: Workload, cluster_queue: str = "") -> WorkloadInfo:
             else:  # hand-written admission without resourceUsage: derive it from the spec
                 requests = _scaled(ps.requests, count) if ps else {}
             current = counts.get(psa.name, count)
-            if current != count and count:
+            # totalRequestsFromAdmission: reclaimable pods scale the usage down; a count
+            # above the admitted one is a partial admission and keeps the admitted usage.
+            if current < count:
                 requests = {r: go_div(v, count) * current for r, v in requests.items()}
                 count = current
             total.append(PodSetResources(psa.name, count, requests, dict(psa.flavors)))
