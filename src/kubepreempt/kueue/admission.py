@@ -14,7 +14,7 @@ from typing import Any
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
-from kubepreempt.kueue.fair import dominant_resource_share
+from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -34,8 +34,9 @@ from kubepreempt.kueue.objects import (
     parse_workload,
     parse_workload_priority_class,
 )
-from kubepreempt.kueue.oracle import preemption_oracle
-from kubepreempt.kueue.preemption import Target, Trace, get_targets
+from kubepreempt.kueue.preemption.common import Target, Trace
+from kubepreempt.kueue.preemption.oracle import preemption_oracle
+from kubepreempt.kueue.preemption.targets import get_targets
 from kubepreempt.kueue.quota import (
     CohortState,
     CQState,

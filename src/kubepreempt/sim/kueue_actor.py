@@ -44,7 +44,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod, parse_pod
 from kubepreempt.kueue.admission import KueueInputs, load_inputs, queue_path
 from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
-from kubepreempt.kueue.fair import dominant_resource_share
+from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -53,21 +53,21 @@ from kubepreempt.kueue.objects import (
     Workload,
     parse_workload,
 )
-from kubepreempt.kueue.oracle import preemption_oracle
-from kubepreempt.kueue.preemption import (
+from kubepreempt.kueue.preemption.common import (
     Target,
     Trace,
     fits_with,
-    get_targets,
-    queue_order_time,
     resources_requiring_preemption,
 )
+from kubepreempt.kueue.preemption.oracle import preemption_oracle
+from kubepreempt.kueue.preemption.targets import get_targets
 from kubepreempt.kueue.quota import (
     CohortState,
     CQState,
     PodSetResources,
     Snapshot,
     WorkloadInfo,
+    queue_order_time,
 )
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from kubepreempt.kueue.fair import DRS, compare_drs, dominant_resource_share
+from kubepreempt.kueue.dominant_share import DRS, compare_drs, dominant_resource_share
 from kubepreempt.kueue.quota import CohortState, QuotaNode, Snapshot, WorkloadInfo
 
 if TYPE_CHECKING:
