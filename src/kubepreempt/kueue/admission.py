@@ -15,7 +15,8 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
-from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
+from kubepreempt.kueue.flavors import Assignment, Mode
+from kubepreempt.kueue.nomination import admitted_info, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
     WPC_SOURCE,
@@ -35,8 +36,6 @@ from kubepreempt.kueue.objects import (
     parse_workload_priority_class,
 )
 from kubepreempt.kueue.preemption.common import Target, Trace
-from kubepreempt.kueue.preemption.oracle import preemption_oracle
-from kubepreempt.kueue.preemption.targets import get_targets
 from kubepreempt.kueue.quota import (
     CohortState,
     CQState,
@@ -238,20 +237,13 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     others = [w for k, w in inputs.workloads.items() if k != key]
     snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config,
                     inputs.cohorts)
-    if lq.cluster_queue in snap.inactive:
-        d.message = f"ClusterQueue {lq.cluster_queue} is inactive: " \
-                    f"{snap.inactive[lq.cluster_queue]}"
-        return d
-    invalid = [e for ps in wl.pod_sets for e in ps.resource_errors]
-    if invalid:  # the scheduler's validateResources, checked before flavors are assigned
-        d.message = "resource validation failed: " + "; ".join(invalid)
+    info = workload_info(wl, lq.cluster_queue)
+    e = nominate(info, wl.pod_sets, snap, inputs.flavors, now, d.trace)
+    d.message = e.message
+    assignment = e.assignment
+    if assignment is None:
         return d
     st = snap.cqs[lq.cluster_queue]
-    info = workload_info(wl, lq.cluster_queue)
-    oracle = preemption_oracle(info, snap, now) \
-        if inputs.semantics.flavor_preemption_oracle else None
-    assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,
-                                inputs.config.fair_sharing, inputs.semantics, oracle).assign()
     d.flavors = assignment.flavors()
     d.requests = assignment.total_requests_for(info)
     d.borrowing = assignment.borrowing
@@ -261,12 +253,12 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
                  "fairSharing": inputs.config.fair_sharing}
     if assignment.mode == Mode.FIT:
         d.result = "admit"
+        d.message = ""
         _explain_after(d, snap, info, assignment, related)
         return d
-    d.message = assignment.message()
     if assignment.mode == Mode.NO_FIT:
         return d
-    d.targets = get_targets(info, assignment, snap, now, d.trace)
+    d.targets = e.targets
     if not d.targets:
         d.message += "; no preemption targets found" if d.message else "no targets found"
         return d
@@ -287,10 +279,7 @@ def _explain_after(d: Decision, snap: Snapshot, info: WorkloadInfo, assignment: 
     """Shares once the victims are gone and the workload is admitted (then undone)."""
     for t in d.targets:
         snap.remove_workload(t.info)
-    admitted = WorkloadInfo(info.obj, info.cluster_queue, [
-        type(ps)(ps.name, ps.count, dict(ps.requests),
-                 {r: fa.name for r, fa in (assignment.pod_sets[i].flavors or {}).items()})
-        for i, ps in enumerate(info.total_requests)])
+    admitted = admitted_info(info, assignment)
     snap.add_workload(admitted)
     d.explain["sharesAfter"] = _shares(snap, related)
     d.explain["quotasAfter"] = _quota_table(snap, related)
