@@ -25,17 +25,18 @@ from kubepreempt.kueue.entry_order import ordered_entries
 from kubepreempt.kueue.flavors import Mode
 from kubepreempt.kueue.nomination import Entry, admitted_info
 from kubepreempt.kueue.preemption.common import Target, fits_with
+from kubepreempt.kueue.queue_manager import (
+    FAILED_AFTER_NOMINATION,
+    NO_FIT,
+    PENDING_PREEMPTION,
+    PREEMPTION_NO_CANDIDATES,
+)
 from kubepreempt.kueue.quota import Snapshot, WorkloadInfo
 
 H = TypeVar("H")
 
 SKIPPED = "skipped"
 ASSUMED = "assumed"
-# Requeue reasons (upstream ``RequeueReason``).
-NO_FIT = "NoFit"
-PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
-PENDING_PREEMPTION = "PendingPreemption"
-FAILED_AFTER_NOMINATION = "FailedAfterNomination"
 OVERLAPPING_TARGETS = "Workload has overlapping preemption targets with another workload"
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 

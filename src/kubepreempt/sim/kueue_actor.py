@@ -3,13 +3,12 @@
 Workloads (plain ``Workload`` objects, or ``batch/v1`` Jobs labelled
 ``kueue.x-k8s.io/queue-name`` turned into one Workload with one pod set of
 ``parallelism`` pods, as Kueue's Job integration does) wait in their ClusterQueue's
-queue. Each Kueue scheduling cycle pops the head of every ClusterQueue with pending
-workloads and runs Kueue's scheduler on them (:mod:`kubepreempt.kueue.scheduler`:
-nomination, order, admit or preempt); the heads not admitted are requeued per queueing
-strategy: StrictFIFO always back to the heap; BestEffortFIFO back to the heap only after
-nomination or pending preemption, else into the inadmissible set until quota is
-released in its cohort. A head that is not nominated (inactive ClusterQueue, resource
-validation failed) is reported once as ``inadmissible`` with the reason.
+queue (:class:`~kubepreempt.kueue.queue_manager.QueueManager`). Each Kueue scheduling
+cycle pops the head of every ClusterQueue with pending workloads and runs Kueue's
+scheduler on them (:mod:`kubepreempt.kueue.scheduler`: nomination, order, admit or
+preempt); the heads not admitted are requeued per queueing strategy. A head that is not
+nominated (inactive ClusterQueue, resource validation failed) is reported once as
+``inadmissible`` with the reason.
 
 The loop backs off as ``wait.UntilWithBackoff`` (1 ms doubling to 100 ms after a cycle
 that admits nothing). A cycle that changed nothing is not repeated until something
@@ -27,7 +26,6 @@ replaced while the workload stays admitted, as the Job controller does.
 from __future__ import annotations
 
 import copy
-import heapq
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -45,22 +43,9 @@ from kubepreempt.kueue.objects import (
     Workload,
     parse_workload,
 )
-from kubepreempt.kueue.quota import (
-    CohortState,
-    CQState,
-    Snapshot,
-    WorkloadInfo,
-    queue_order_time,
-    workload_info,
-)
-from kubepreempt.kueue.scheduler import (
-    ASSUMED,
-    FAILED_AFTER_NOMINATION,
-    PENDING_PREEMPTION,
-    nominate_heads,
-    requeue_reason,
-    schedule,
-)
+from kubepreempt.kueue.queue_manager import QueueManager
+from kubepreempt.kueue.quota import CohortState, CQState, Snapshot, WorkloadInfo, workload_info
+from kubepreempt.kueue.scheduler import ASSUMED, nominate_heads, requeue_reason, schedule
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.sim.actors import Actor
@@ -80,12 +65,9 @@ if TYPE_CHECKING:
     from kubepreempt.sim.engine import Simulator
 
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
-STRICT_FIFO = "StrictFIFO"
 # wait.UntilWithBackoff: 1 ms after the first cycle that admits nothing, doubling to 100 ms.
 INITIAL_BACKOFF = 0.001
 MAX_BACKOFF = 0.1
-# Requeue reasons that put a BestEffortFIFO workload straight back in the heap.
-_IMMEDIATE = (FAILED_AFTER_NOMINATION, PENDING_PREEMPTION)
 
 
 @dataclass(slots=True)
@@ -141,13 +123,11 @@ class KueueActor(Actor):
         self.workloads: dict[str, SimWorkload] = {}
         self.arrivals: list[tuple[float, SimWorkload]] = []
         self.pod_owner: dict[str, SimWorkload] = {}
-        self.active: dict[str, list[tuple]] = {name: [] for name in self.inputs.cluster_queues}
-        self.inadmissible: dict[str, dict[str, SimWorkload]] = {
-            name: {} for name in self.inputs.cluster_queues}
-        self.seq = 0
+        self.queues: QueueManager[SimWorkload] = QueueManager(
+            {name: cq.queueing_strategy for name, cq in self.inputs.cluster_queues.items()},
+            self._root, self.sem.admission_check_eviction_orders)
         self.to_release: list[SimWorkload] = []
         self.tree_version: dict[str, int] = {}
-        self.waiting: dict[str, set[str]] = {}  # cohort root -> queues with inadmissible
         self.backoff = 0.0
         self.cycle_pending = False
         self.spinning = False  # the loop has pending heads (else it blocks in Heads)
@@ -308,7 +288,7 @@ class KueueActor(Actor):
         sw.queued_at = now
         self._event("created", sw, f"queue {sw.wl.queue_name}")
         lq = self.inputs.local_queues.get((sw.wl.namespace, sw.wl.queue_name))
-        if lq is None or lq.cluster_queue not in self.active:
+        if lq is None or not self.queues.has_queue(lq.cluster_queue):
             why = f"LocalQueue {sw.wl.queue_name} doesn't exist" if lq is None else \
                 f"ClusterQueue {lq.cluster_queue} doesn't exist"
             self._event("inadmissible", sw, why)
@@ -316,42 +296,25 @@ class KueueActor(Actor):
         sw.cluster_queue = lq.cluster_queue
         self._push_active(sw)
 
-    def _order(self, sw: SimWorkload) -> tuple:
-        """The ClusterQueue heap's order: higher priority, then older queue-order time."""
-        info = WorkloadInfo(sw.wl, sw.cluster_queue, [])
-        ts = queue_order_time(info, self.sem.admission_check_eviction_orders)
-        return (-sw.wl.priority, ts, sw.wl.key)
-
-    def _push_active(self, sw: SimWorkload, changed: bool = True) -> None:
-        self.seq += 1
-        heapq.heappush(self.active[sw.cluster_queue], (*self._order(sw), self.seq, sw))
-        if changed:
-            self._changed()
+    def _push_active(self, sw: SimWorkload) -> None:
+        self.queues.push(sw.cluster_queue, sw.wl, sw)
+        self._changed()
 
     def _queue_inadmissible(self, cq_name: str) -> None:
-        """``QueueInadmissibleWorkloads`` for every queue of ``cq_name``'s cohort tree."""
-        # Only the tree's queues that hold inadmissible workloads (sorted: the order the
-        # tree lists them in would not change which heads exist, only heap sequence ties).
-        for name in sorted(self.waiting.pop(self._root(cq_name), ())):
-            waiting = self.inadmissible.get(name)
-            if waiting:
-                self.inadmissible[name] = {}
-                for sw in waiting.values():
-                    self._push_active(sw)
+        """Quota was released in ``cq_name``'s cohort tree: its inadmissible workloads
+        go back to their heaps."""
+        if self.queues.queue_inadmissible(cq_name, lambda sw: sw.wl):
+            self._changed()
 
     def _requeue(self, e: Entry) -> None:
         sw = self.workloads[e.key]
-        cq = self.inputs.cluster_queues[sw.cluster_queue]
-        reason = requeue_reason(e)
         if e.assignment is None and sw.inadmissible != e.message:
             sw.inadmissible = e.message
             self._event("inadmissible", sw, e.message)
-        if cq.queueing_strategy == STRICT_FIFO or reason in _IMMEDIATE:
-            self._push_active(sw, changed=False)  # the same head, the same answer
-        else:
-            self.inadmissible[sw.cluster_queue][sw.wl.key] = sw
-            self.waiting.setdefault(self._root(sw.cluster_queue), set()).add(sw.cluster_queue)
-            self.dirty = True  # the queue has a new head: the next cycle differs
+        # Back to the heap: the same head, the same answer (nothing changed). Parked as
+        # inadmissible: the queue has a new head, so the next cycle differs.
+        if self.queues.requeue(sw.cluster_queue, sw.wl, sw, requeue_reason(e)):
+            self.dirty = True
 
     def _changed(self) -> None:
         """Something changed that may change a cycle's answer: run the next cycle at the
@@ -388,14 +351,7 @@ class KueueActor(Actor):
         self.cycle_pending = False
         if not self.dirty:
             return
-        heads: list[SimWorkload] = []
-        for name in sorted(self.active):
-            heap = self.active[name]
-            while heap:
-                sw = heapq.heappop(heap)[-1]
-                if sw.state == "pending":
-                    heads.append(sw)
-                    break
+        heads = self.queues.heads(lambda sw: sw.state == "pending")
         if not heads:
             self.dirty = False
             return
@@ -406,7 +362,7 @@ class KueueActor(Actor):
         self.backoff = 0.0 if admitted else (
             INITIAL_BACKOFF if self.backoff == 0 else min(self.backoff * 2, MAX_BACKOFF))
         self.last_cycle = self.sim.now
-        self.spinning = any(self.active.values())
+        self.spinning = self.queues.has_pending()
         if self.dirty and self.spinning and not self.cycle_pending:
             self.cycle_pending = True
             self.sim._push(self.sim.now + self.backoff, 6, "kueue-cycle", None)
