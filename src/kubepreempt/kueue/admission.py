@@ -1,8 +1,10 @@
 """The top-level Kueue decision for one workload: admit, preempt, or stay pending.
 
-:func:`load_inputs` builds typed objects from loaded manifests; :func:`decide` runs the
-v0.7.0 scheduler's steps for the workload: resolve its LocalQueue and ClusterQueue,
-assign flavors, and when the representative mode is Preempt, find preemption targets.
+:func:`load_inputs` builds typed objects from loaded manifests (read as current Kueue
+or v0.7.0); :func:`decide` resolves the workload's LocalQueue and ClusterQueue, then
+runs the scheduler's nomination on a snapshot of every other workload
+(:func:`~kubepreempt.kueue.nomination.nominate`: validation, flavors, preemption
+targets), the same nomination the simulator's cycles run.
 """
 
 from __future__ import annotations
@@ -166,7 +168,8 @@ class Decision:
                 "mode": self.mode}
 
     def victim_status(self) -> dict[str, dict[str, Any]]:
-        """Each victim's ``status.conditions`` as Kueue v0.7 leaves them."""
+        """Each victim's ``status.conditions`` as Kueue leaves them (detailed reasons
+        and messages in current Kueue, v0.7's otherwise)."""
         out = {}
         for t in sorted(self.targets, key=lambda t: t.info.key):
             detailed = None
@@ -211,7 +214,8 @@ def _related(st: CQState) -> list[str]:
 
 
 def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
-    """Decide what Kueue v0.7 does with workload ``key`` (``namespace/name``)."""
+    """Decide what Kueue (the inputs' release) does with workload ``key``
+    (``namespace/name``) at ``now`` (default: the current time)."""
     now = time.time() if now is None else now
     wl = inputs.workloads.get(key)
     if wl is None:
