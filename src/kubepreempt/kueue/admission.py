@@ -15,7 +15,7 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.priority import parse_priority_class
-from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
+from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, Mode
 from kubepreempt.kueue.nomination import admitted_info, nominate
@@ -44,6 +44,7 @@ from kubepreempt.kueue.quota import (
     Snapshot,
     Usage,
     WorkloadInfo,
+    queue_path,
     workload_info,
 )
 from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
@@ -172,15 +173,12 @@ class Decision:
         and messages in current Kueue, v0.7's otherwise)."""
         out = {}
         for t in sorted(self.targets, key=lambda t: t.info.key):
-            detailed = None
-            if self.detailed_conditions:
-                detailed = (t.reason, current_preemption_message(
-                    self.preemptor_uid, self.preemptor_job_uid, t.reason,
-                    self.paths.get(self.cluster_queue or "", ""),
-                    self.paths.get(t.info.cluster_queue, "")))
-            out[t.info.key] = {"conditions": victim_conditions(
-                t.info.obj, self.preemptor_uid, t.info.cluster_queue == self.cluster_queue,
-                self.now, detailed)}
+            paths = (self.paths.get(self.cluster_queue or "", ""),
+                     self.paths.get(t.info.cluster_queue, "")) \
+                if self.detailed_conditions else None
+            out[t.info.key] = {"conditions": preempted_conditions(
+                t.info.obj, self.preemptor_uid, self.preemptor_job_uid, t.reason,
+                t.info.cluster_queue == self.cluster_queue, self.now, paths)}
         return out
 
 
@@ -271,11 +269,6 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         d.paths[name] = queue_path(snap.cqs[name])
     _explain_after(d, snap, info, assignment, related)
     return d
-
-
-def queue_path(st: CQState) -> str:
-    """``buildCQPath``: ``/root/.../cohort/queue``."""
-    return "/" + "/".join([n.name for n in reversed(st.path_to_root())] + [st.name])
 
 
 def _explain_after(d: Decision, snap: Snapshot, info: WorkloadInfo, assignment: Assignment,

@@ -366,6 +366,11 @@ class CQState(QuotaNode):
         return go_div(drs * 1000, self.spec.fair_weight_milli), dres
 
 
+def queue_path(st: CQState) -> str:
+    """``buildCQPath``: ``/root/.../cohort/queue``."""
+    return "/" + "/".join([n.name for n in reversed(st.path_to_root())] + [st.name])
+
+
 class Snapshot:
     """Active ClusterQueues and cohorts with the usage of the admitted workloads."""
 

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod, parse_pod
-from kubepreempt.kueue.admission import KueueInputs, load_inputs, queue_path
-from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
+from kubepreempt.kueue.admission import KueueInputs, load_inputs
+from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.nomination import Entry, nominate
 from kubepreempt.kueue.objects import (
@@ -44,7 +44,14 @@ from kubepreempt.kueue.objects import (
     parse_workload,
 )
 from kubepreempt.kueue.queue_manager import QueueManager
-from kubepreempt.kueue.quota import CohortState, CQState, Snapshot, WorkloadInfo, workload_info
+from kubepreempt.kueue.quota import (
+    CohortState,
+    CQState,
+    Snapshot,
+    WorkloadInfo,
+    queue_path,
+    workload_info,
+)
 from kubepreempt.kueue.scheduler import ASSUMED, nominate_heads, requeue_reason, schedule
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject
@@ -458,13 +465,11 @@ class KueueActor(Actor):
             if victim is None or victim.state != "admitted":
                 continue
             same_queue = victim.cluster_queue == preemptor.cluster_queue
-            detailed = None
-            if self.sem.detailed_preempted_condition:
-                detailed = (t.reason, current_preemption_message(
-                    preemptor.wl.uid, preemptor.wl.job_uid, t.reason,
-                    queue_path(self.snap.cqs[preemptor.cluster_queue]),
-                    queue_path(self.snap.cqs[victim.cluster_queue])))
-            conds = victim_conditions(victim.wl, preemptor.wl.uid, same_queue, now, detailed)
+            paths = (queue_path(self.snap.cqs[preemptor.cluster_queue]),
+                     queue_path(self.snap.cqs[victim.cluster_queue])) \
+                if self.sem.detailed_preempted_condition else None
+            conds = preempted_conditions(victim.wl, preemptor.wl.uid, preemptor.wl.job_uid,
+                                         t.reason, same_queue, now, paths)
             reason = next(c["reason"] for c in conds if c["type"] == "Preempted")
             victim.wl.conditions = tuple(c for c in victim.wl.conditions
                                          if c.type not in ("Evicted", "Preempted")) + (
