@@ -34,7 +34,7 @@ def _plain_utilisation(co) -> float:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("version", ["current", "v0.7"])
 def test_cohort_utilisation_samples_match_plain_recomputation(monkeypatch, version) -> None:
     checked = []
-    orig = kueue_actor.KueueActor._sample
+    orig = kueue_actor.KueueActor.sample
 
     def sample(self, names=None):  # type: ignore[no-untyped-def]
         orig(self, names)
@@ -44,7 +44,7 @@ def test_cohort_utilisation_samples_match_plain_recomputation(monkeypatch, versi
                 assert points[-1][1] == _plain_utilisation(co)
                 checked.append(points[-1][1])
 
-    monkeypatch.setattr(kueue_actor.KueueActor, "_sample", sample)
+    monkeypatch.setattr(kueue_actor.KueueActor, "sample", sample)
     result = run(SMALL, version)
     assert result["workloadClasses"]["small"]["evictions"] > 0  # usage went up and down
     assert len(set(checked)) > 3

@@ -1,8 +1,10 @@
 """The top-level Kueue decision for one workload: admit, preempt, or stay pending.
 
-:func:`load_inputs` builds typed objects from loaded manifests; :func:`decide` runs the
-v0.7.0 scheduler's steps for the workload: resolve its LocalQueue and ClusterQueue,
-assign flavors, and when the representative mode is Preempt, find preemption targets.
+:func:`load_inputs` builds typed objects from loaded manifests (read as current Kueue
+or v0.7.0); :func:`decide` resolves the workload's LocalQueue and ClusterQueue, then
+runs the scheduler's nomination on a snapshot of every other workload
+(:func:`~kubepreempt.kueue.nomination.nominate`: validation, flavors, preemption
+targets), the same nomination the simulator's cycles run.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.priority import parse_priority_class
-from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
-from kubepreempt.kueue.fair import dominant_resource_share
-from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
+from kubepreempt.kueue.conditions import preempted_conditions
+from kubepreempt.kueue.dominant_share import dominant_resource_share
+from kubepreempt.kueue.flavors import Assignment, Mode
+from kubepreempt.kueue.nomination import admitted_info, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
     WPC_SOURCE,
@@ -34,14 +37,14 @@ from kubepreempt.kueue.objects import (
     parse_workload,
     parse_workload_priority_class,
 )
-from kubepreempt.kueue.oracle import preemption_oracle
-from kubepreempt.kueue.preemption import Target, Trace, get_targets
+from kubepreempt.kueue.preemption.common import Target, Trace
 from kubepreempt.kueue.quota import (
     CohortState,
     CQState,
     Snapshot,
     Usage,
     WorkloadInfo,
+    queue_path,
     workload_info,
 )
 from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
@@ -166,18 +169,16 @@ class Decision:
                 "mode": self.mode}
 
     def victim_status(self) -> dict[str, dict[str, Any]]:
-        """Each victim's ``status.conditions`` as Kueue v0.7 leaves them."""
+        """Each victim's ``status.conditions`` as Kueue leaves them (detailed reasons
+        and messages in current Kueue, v0.7's otherwise)."""
         out = {}
         for t in sorted(self.targets, key=lambda t: t.info.key):
-            detailed = None
-            if self.detailed_conditions:
-                detailed = (t.reason, current_preemption_message(
-                    self.preemptor_uid, self.preemptor_job_uid, t.reason,
-                    self.paths.get(self.cluster_queue or "", ""),
-                    self.paths.get(t.info.cluster_queue, "")))
-            out[t.info.key] = {"conditions": victim_conditions(
-                t.info.obj, self.preemptor_uid, t.info.cluster_queue == self.cluster_queue,
-                self.now, detailed)}
+            paths = (self.paths.get(self.cluster_queue or "", ""),
+                     self.paths.get(t.info.cluster_queue, "")) \
+                if self.detailed_conditions else None
+            out[t.info.key] = {"conditions": preempted_conditions(
+                t.info.obj, self.preemptor_uid, self.preemptor_job_uid, t.reason,
+                t.info.cluster_queue == self.cluster_queue, self.now, paths)}
         return out
 
 
@@ -211,7 +212,8 @@ def _related(st: CQState) -> list[str]:
 
 
 def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
-    """Decide what Kueue v0.7 does with workload ``key`` (``namespace/name``)."""
+    """Decide what Kueue (the inputs' release) does with workload ``key``
+    (``namespace/name``) at ``now`` (default: the current time)."""
     now = time.time() if now is None else now
     wl = inputs.workloads.get(key)
     if wl is None:
@@ -237,20 +239,13 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     others = [w for k, w in inputs.workloads.items() if k != key]
     snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config,
                     inputs.cohorts)
-    if lq.cluster_queue in snap.inactive:
-        d.message = f"ClusterQueue {lq.cluster_queue} is inactive: " \
-                    f"{snap.inactive[lq.cluster_queue]}"
-        return d
-    invalid = [e for ps in wl.pod_sets for e in ps.resource_errors]
-    if invalid:  # the scheduler's validateResources, checked before flavors are assigned
-        d.message = "resource validation failed: " + "; ".join(invalid)
+    info = workload_info(wl, lq.cluster_queue)
+    e = nominate(info, wl.pod_sets, snap, inputs.flavors, now, d.trace)
+    d.message = e.message
+    assignment = e.assignment
+    if assignment is None:
         return d
     st = snap.cqs[lq.cluster_queue]
-    info = workload_info(wl, lq.cluster_queue)
-    oracle = preemption_oracle(info, snap, now) \
-        if inputs.semantics.flavor_preemption_oracle else None
-    assignment = FlavorAssigner(info, wl.pod_sets, st, inputs.flavors,
-                                inputs.config.fair_sharing, inputs.semantics, oracle).assign()
     d.flavors = assignment.flavors()
     d.requests = assignment.total_requests_for(info)
     d.borrowing = assignment.borrowing
@@ -260,12 +255,12 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
                  "fairSharing": inputs.config.fair_sharing}
     if assignment.mode == Mode.FIT:
         d.result = "admit"
+        d.message = ""
         _explain_after(d, snap, info, assignment, related)
         return d
-    d.message = assignment.message()
     if assignment.mode == Mode.NO_FIT:
         return d
-    d.targets = get_targets(info, assignment, snap, now, d.trace)
+    d.targets = e.targets
     if not d.targets:
         d.message += "; no preemption targets found" if d.message else "no targets found"
         return d
@@ -276,20 +271,12 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     return d
 
 
-def queue_path(st: CQState) -> str:
-    """``buildCQPath``: ``/root/.../cohort/queue``."""
-    return "/" + "/".join([n.name for n in reversed(st.path_to_root())] + [st.name])
-
-
 def _explain_after(d: Decision, snap: Snapshot, info: WorkloadInfo, assignment: Assignment,
                    related: list[str]) -> None:
     """Shares once the victims are gone and the workload is admitted (then undone)."""
     for t in d.targets:
         snap.remove_workload(t.info)
-    admitted = WorkloadInfo(info.obj, info.cluster_queue, [
-        type(ps)(ps.name, ps.count, dict(ps.requests),
-                 {r: fa.name for r, fa in (assignment.pod_sets[i].flavors or {}).items()})
-        for i, ps in enumerate(info.total_requests)])
+    admitted = admitted_info(info, assignment)
     snap.add_workload(admitted)
     d.explain["sharesAfter"] = _shares(snap, related)
     d.explain["quotasAfter"] = _quota_table(snap, related)

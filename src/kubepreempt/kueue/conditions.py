@@ -87,3 +87,16 @@ def victim_conditions(victim: Workload, preemptor_uid: str, same_queue: bool,
     set_condition(conds, {"type": "Preempted", "status": "True", "lastTransitionTime": when,
                           "reason": reason, "message": message})
     return [dict(sorted(c.items())) for c in conds]  # kubectl prints keys sorted
+
+
+def preempted_conditions(victim: Workload, preemptor_uid: str, preemptor_job_uid: str,
+                         reason: str, same_queue: bool, now: float,
+                         paths: tuple[str, str] | None) -> list[dict[str, Any]]:
+    """``IssuePreemptions``' conditions on one victim preempted for ``reason``: current
+    Kueue's detailed reason and message when ``paths`` (the preemptor's and the victim's
+    ClusterQueue paths, ``/root/.../queue``) are given, else v0.7's."""
+    detailed = None
+    if paths is not None:
+        detailed = (reason, current_preemption_message(preemptor_uid, preemptor_job_uid,
+                                                       reason, *paths))
+    return victim_conditions(victim, preemptor_uid, same_queue, now, detailed)

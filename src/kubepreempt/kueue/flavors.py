@@ -1,10 +1,12 @@
-"""Flavor assignment as Kueue v0.7.0's ``flavorassigner`` does it.
+"""Flavor assignment as Kueue's ``flavorassigner`` does it (current Kueue; v0.7.0's rules
+where :class:`~kubepreempt.kueue.semantics.Semantics` says so).
 
 For each pod set and resource group, flavors are tried in ClusterQueue order; a flavor is
 skipped when its taints are not tolerated or its node labels do not match the pod set's
-node selector / required node affinity (restricted to the label keys the group's flavors
-use). Each candidate gets a mode per resource (Fit, Preempt, NoFit); flavorFungibility
-decides whether to stop at a flavor or try the next one.
+node selector / required node affinity (restricted to the flavor's own label keys; v0.7:
+the keys the group's flavors use). Each candidate gets a mode per resource (Fit,
+Preempt, NoFit; current Kueue asks the preemption oracle which flavor would find
+targets); flavorFungibility decides whether to stop at a flavor or try the next one.
 """
 
 from __future__ import annotations

@@ -108,6 +108,17 @@ def workload_info(wl: Workload, cluster_queue: str = "") -> WorkloadInfo:
     return WorkloadInfo(wl, cluster_queue, total)
 
 
+def queue_order_time(info: WorkloadInfo, admission_check_evictions: bool) -> float:
+    """``GetQueueOrderTimestamp``: the eviction time when requeued after a PodsReady
+    timeout (or, with ``admission_check_evictions``, an AdmissionCheck), else creation."""
+    ev = info.obj.condition("Evicted")
+    reasons = ("PodsReadyTimeout", "AdmissionCheck") if admission_check_evictions \
+        else ("PodsReadyTimeout",)
+    if ev is not None and ev.status == "True" and ev.reason in reasons and ev.time is not None:
+        return ev.time
+    return info.obj.creation if info.obj.creation is not None else 0.0
+
+
 class QuotaNode:
     """A ClusterQueue or cohort in the quota tree (upstream's ``resourceNode``)."""
 
@@ -355,6 +366,11 @@ class CQState(QuotaNode):
                 if ratio > drs or (ratio == drs and res < dres):
                     drs, dres = ratio, res
         return go_div(drs * 1000, self.spec.fair_weight_milli), dres
+
+
+def queue_path(st: CQState) -> str:
+    """``buildCQPath``: ``/root/.../cohort/queue``."""
+    return "/" + "/".join([n.name for n in reversed(st.path_to_root())] + [st.name])
 
 
 class Snapshot:

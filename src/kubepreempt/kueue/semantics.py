@@ -1,8 +1,11 @@
 """Which Kueue release the engine follows: one engine, a few named switches.
 
 Kueue v0.7.0 (the seed's release) and current upstream differ in a handful of rules. The
-engine reads these switches instead of keeping two copies of any algorithm; each switch
-names the rule it changes and the release it arrived in.
+engine reads these switches instead of keeping two copies of an algorithm; each switch
+names the rule it changes and the release it arrived in. The one exception is v0.7's
+preemption search, too different from current Kueue's classic and fair-sharing plans for
+switches: ``classified_preemption`` / ``fair_sharing_tree`` off select it whole
+(:mod:`kubepreempt.kueue.preemption.v07`).
 """
 
 from __future__ import annotations

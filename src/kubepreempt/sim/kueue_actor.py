@@ -3,20 +3,12 @@
 Workloads (plain ``Workload`` objects, or ``batch/v1`` Jobs labelled
 ``kueue.x-k8s.io/queue-name`` turned into one Workload with one pod set of
 ``parallelism`` pods, as Kueue's Job integration does) wait in their ClusterQueue's
-queue. Each Kueue scheduling cycle (upstream ``pkg/scheduler/scheduler.go``):
-
-1. pops the head of every ClusterQueue with pending workloads;
-2. nominates each: flavor assignment (:class:`~kubepreempt.kueue.flavors.FlavorAssigner`)
-   and, in Preempt mode, targets (:func:`~kubepreempt.kueue.preemption.get_targets`);
-3. orders the entries as Kueue does (:mod:`kubepreempt.sim.kueue_order`: classical, or
-   the fair-sharing tournament);
-4. processes them in order: NoFit and Preempt-without-targets are requeued; an entry
-   whose targets overlap an earlier entry's, or that no longer fits after the earlier
-   entries of this cycle, is skipped; otherwise its usage is assumed for the rest of the
-   cycle and it is admitted (Fit) or its targets are evicted (Preempt);
-5. requeues the rest per queueing strategy: StrictFIFO always back to the heap;
-   BestEffortFIFO back to the heap only after nomination or pending preemption, else
-   into the inadmissible set until quota is released in its cohort.
+queue (:class:`~kubepreempt.kueue.queue_manager.QueueManager`). Each Kueue scheduling
+cycle pops the head of every ClusterQueue with pending workloads and runs Kueue's
+scheduler on them (:mod:`kubepreempt.kueue.scheduler`: nomination, order, admit or
+preempt); the heads not admitted are requeued per queueing strategy. A head that is not
+nominated (inactive ClusterQueue, resource validation failed) is reported once as
+``inadmissible`` with the reason.
 
 The loop backs off as ``wait.UntilWithBackoff`` (1 ms doubling to 100 ms after a cycle
 that admits nothing). A cycle that changed nothing is not repeated until something
@@ -34,18 +26,16 @@ replaced while the workload stays admitted, as the Job controller does.
 from __future__ import annotations
 
 import copy
-import heapq
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod, parse_pod
-from kubepreempt.kueue.admission import KueueInputs, load_inputs, queue_path
-from kubepreempt.kueue.conditions import current_preemption_message, victim_conditions
-from kubepreempt.kueue.fair import dominant_resource_share
-from kubepreempt.kueue.flavors import Assignment, FlavorAssigner, Mode
+from kubepreempt.kueue.admission import KueueInputs, load_inputs
+from kubepreempt.kueue.conditions import preempted_conditions
+from kubepreempt.kueue.dominant_share import dominant_resource_share
+from kubepreempt.kueue.nomination import Entry, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
     WPC_SOURCE,
@@ -53,26 +43,20 @@ from kubepreempt.kueue.objects import (
     Workload,
     parse_workload,
 )
-from kubepreempt.kueue.oracle import preemption_oracle
-from kubepreempt.kueue.preemption import (
-    Target,
-    Trace,
-    fits_with,
-    get_targets,
-    queue_order_time,
-    resources_requiring_preemption,
-)
+from kubepreempt.kueue.queue_manager import QueueManager
 from kubepreempt.kueue.quota import (
     CohortState,
     CQState,
-    PodSetResources,
     Snapshot,
     WorkloadInfo,
+    queue_path,
+    workload_info,
 )
+from kubepreempt.kueue.scheduler import ASSUMED, nominate_heads, requeue_reason, schedule
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.sim.actors import Actor
-from kubepreempt.sim.kueue_order import classical_key, fair_sharing_iterator, v07_fair_key
+from kubepreempt.sim.kueue_metrics import kueue_metrics
 from kubepreempt.sim.scenario import (
     ARRIVAL,
     DURATION,
@@ -88,15 +72,9 @@ if TYPE_CHECKING:
     from kubepreempt.sim.engine import Simulator
 
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
-STRICT_FIFO = "StrictFIFO"
 # wait.UntilWithBackoff: 1 ms after the first cycle that admits nothing, doubling to 100 ms.
 INITIAL_BACKOFF = 0.001
 MAX_BACKOFF = 0.1
-# Requeue reasons that put a BestEffortFIFO workload straight back in the heap.
-_IMMEDIATE = ("FailedAfterNomination", "PendingPreemption")
-# A workload preempted, readmitted and preempting its preemptor back within this window
-# is reported as a preemption cycle (the fair-sharing flapping users report upstream).
-CYCLE_WINDOW = 600.0
 
 
 @dataclass(slots=True)
@@ -122,18 +100,8 @@ class SimWorkload:
     admissions: list[dict[str, Any]] = field(default_factory=list)
     preemptions: list[dict[str, Any]] = field(default_factory=list)
     # (state of its cohort tree, its own state) -> the nomination made on that state
-    nomination: tuple[tuple[int, int], _Entry] | None = None
-
-
-@dataclass(slots=True)
-class _Entry:
-    sw: SimWorkload
-    info: WorkloadInfo
-    assignment: Assignment | None = None
-    targets: list[Target] = field(default_factory=list)
-    reason: str = ""  # requeue reason
-    status: str = ""  # "", skipped, assumed, nominated
-    message: str = ""
+    nomination: tuple[tuple[int, int], Entry] | None = None
+    inadmissible: str = ""  # why it was last not nominated (reported once per reason)
 
 
 class KueueActor(Actor):
@@ -162,13 +130,11 @@ class KueueActor(Actor):
         self.workloads: dict[str, SimWorkload] = {}
         self.arrivals: list[tuple[float, SimWorkload]] = []
         self.pod_owner: dict[str, SimWorkload] = {}
-        self.active: dict[str, list[tuple]] = {name: [] for name in self.inputs.cluster_queues}
-        self.inadmissible: dict[str, dict[str, SimWorkload]] = {
-            name: {} for name in self.inputs.cluster_queues}
-        self.seq = 0
+        self.queues: QueueManager[SimWorkload] = QueueManager(
+            {name: cq.queueing_strategy for name, cq in self.inputs.cluster_queues.items()},
+            self._root, self.sem.admission_check_eviction_orders)
         self.to_release: list[SimWorkload] = []
         self.tree_version: dict[str, int] = {}
-        self.waiting: dict[str, set[str]] = {}  # cohort root -> queues with inadmissible
         self.backoff = 0.0
         self.cycle_pending = False
         self.spinning = False  # the loop has pending heads (else it blocks in Heads)
@@ -329,7 +295,7 @@ class KueueActor(Actor):
         sw.queued_at = now
         self._event("created", sw, f"queue {sw.wl.queue_name}")
         lq = self.inputs.local_queues.get((sw.wl.namespace, sw.wl.queue_name))
-        if lq is None or lq.cluster_queue not in self.active:
+        if lq is None or not self.queues.has_queue(lq.cluster_queue):
             why = f"LocalQueue {sw.wl.queue_name} doesn't exist" if lq is None else \
                 f"ClusterQueue {lq.cluster_queue} doesn't exist"
             self._event("inadmissible", sw, why)
@@ -337,41 +303,25 @@ class KueueActor(Actor):
         sw.cluster_queue = lq.cluster_queue
         self._push_active(sw)
 
-    def _order(self, sw: SimWorkload) -> tuple:
-        """The ClusterQueue heap's order: higher priority, then older queue-order time."""
-        info = WorkloadInfo(sw.wl, sw.cluster_queue, [])
-        ts = queue_order_time(info, self.sem.admission_check_eviction_orders)
-        return (-sw.wl.priority, ts, sw.wl.key)
-
-    def _push_active(self, sw: SimWorkload, changed: bool = True) -> None:
-        self.seq += 1
-        heapq.heappush(self.active[sw.cluster_queue], (*self._order(sw), self.seq, sw))
-        if changed:
-            self._changed()
+    def _push_active(self, sw: SimWorkload) -> None:
+        self.queues.push(sw.cluster_queue, sw.wl, sw)
+        self._changed()
 
     def _queue_inadmissible(self, cq_name: str) -> None:
-        """``QueueInadmissibleWorkloads`` for every queue of ``cq_name``'s cohort tree."""
-        # Only the tree's queues that hold inadmissible workloads (sorted: the order the
-        # tree lists them in would not change which heads exist, only heap sequence ties).
-        for name in sorted(self.waiting.pop(self._root(cq_name), ())):
-            waiting = self.inadmissible.get(name)
-            if waiting:
-                self.inadmissible[name] = {}
-                for sw in waiting.values():
-                    self._push_active(sw)
+        """Quota was released in ``cq_name``'s cohort tree: its inadmissible workloads
+        go back to their heaps."""
+        if self.queues.queue_inadmissible(cq_name, lambda sw: sw.wl):
+            self._changed()
 
-    def _requeue(self, e: _Entry) -> None:
-        sw = e.sw
-        cq = self.inputs.cluster_queues[sw.cluster_queue]
-        reason = e.reason
-        if e.status and not reason:
-            reason = "FailedAfterNomination"
-        if cq.queueing_strategy == STRICT_FIFO or reason in _IMMEDIATE:
-            self._push_active(sw, changed=False)  # the same head, the same answer
-        else:
-            self.inadmissible[sw.cluster_queue][sw.wl.key] = sw
-            self.waiting.setdefault(self._root(sw.cluster_queue), set()).add(sw.cluster_queue)
-            self.dirty = True  # the queue has a new head: the next cycle differs
+    def _requeue(self, e: Entry) -> None:
+        sw = self.workloads[e.key]
+        if e.assignment is None and sw.inadmissible != e.message:
+            sw.inadmissible = e.message
+            self._event("inadmissible", sw, e.message)
+        # Back to the heap: the same head, the same answer (nothing changed). Parked as
+        # inadmissible: the queue has a new head, so the next cycle differs.
+        if self.queues.requeue(sw.cluster_queue, sw.wl, sw, requeue_reason(e)):
+            self.dirty = True
 
     def _changed(self) -> None:
         """Something changed that may change a cycle's answer: run the next cycle at the
@@ -408,27 +358,18 @@ class KueueActor(Actor):
         self.cycle_pending = False
         if not self.dirty:
             return
-        heads: list[SimWorkload] = []
-        for name in sorted(self.active):
-            heap = self.active[name]
-            while heap:
-                sw = heapq.heappop(heap)[-1]
-                if sw.state == "pending":
-                    heads.append(sw)
-                    break
+        heads = self.queues.heads(lambda sw: sw.state == "pending")
         if not heads:
             self.dirty = False
             return
         self.cycles += 1
         self.dirty = False
-        changed = self._schedule(heads)
+        admitted = self._schedule(heads)
         # wait.UntilWithBackoff: no wait after a cycle that admitted, else 1 ms doubling.
-        self.backoff = 0.0 if changed["admitted"] else (
+        self.backoff = 0.0 if admitted else (
             INITIAL_BACKOFF if self.backoff == 0 else min(self.backoff * 2, MAX_BACKOFF))
         self.last_cycle = self.sim.now
-        self.spinning = any(self.active.values())
-        if changed["any"]:
-            self.dirty = True
+        self.spinning = self.queues.has_pending()
         if self.dirty and self.spinning and not self.cycle_pending:
             self.cycle_pending = True
             self.sim._push(self.sim.now + self.backoff, 6, "kueue-cycle", None)
@@ -442,147 +383,41 @@ class KueueActor(Actor):
         root = self._root(cq)
         self.tree_version[root] = self.tree_version.get(root, 0) + 1
 
-    def _nominate(self, sw: SimWorkload) -> _Entry:
+    def _nominate(self, sw: SimWorkload) -> Entry:
         """Flavors and targets for a head; reused while neither its cohort tree's
         admitted workloads nor the workload itself changed (same input, same answer)."""
         key = (self.tree_version.get(self._root(sw.cluster_queue), 0),
                len(sw.admissions) + len(sw.preemptions))
         if sw.nomination is not None and sw.nomination[0] == key:
             old = sw.nomination[1]
-            return _Entry(sw, old.info, old.assignment, old.targets, old.reason, "",
-                          old.message)
-        e = self._nominate_now(sw)
+            return Entry(old.info, old.assignment, old.targets, reason=old.reason,
+                         message=old.message)
+        e = nominate(workload_info(sw.wl, sw.cluster_queue), sw.wl.pod_sets, self.snap,
+                     self.inputs.flavors, self.sim.now)
         sw.nomination = (key, e)
         return e
 
-    def _nominate_now(self, sw: SimWorkload) -> _Entry:
-        info = WorkloadInfo(sw.wl, sw.cluster_queue, [
-            PodSetResources(ps.name, ps.count, {r: v * ps.count for r, v in
-                                                ps.requests.items()})
-            for ps in sw.wl.pod_sets])
-        e = _Entry(sw, info)
-        if sw.cluster_queue in self.snap.inactive:
-            e.message = f"ClusterQueue {sw.cluster_queue} is inactive"
-            e.reason = "Inactive"
-            return e
-        st = self.snap.cqs[sw.cluster_queue]
-        now = self.sim.now
-        memo: dict[tuple[tuple[str, str], int], list[Target]] = {}
-        oracle = preemption_oracle(info, self.snap, now, memo) \
-            if self.sem.flavor_preemption_oracle else None
-        e.assignment = FlavorAssigner(info, sw.wl.pod_sets, st, self.inputs.flavors,
-                                      self.inputs.config.fair_sharing, self.sem,
-                                      oracle).assign()
-        e.message = e.assignment.message()
-        if e.assignment.mode == Mode.PREEMPT:
-            e.targets = self._oracle_answer(info, e.assignment, memo)
-            if e.targets is None:
-                e.targets = get_targets(info, e.assignment, self.snap, now,
-                                        Trace(enabled=False))
-        return e
-
-    def _oracle_answer(self, info: WorkloadInfo, assignment: Assignment,
-                       memo: dict[tuple[tuple[str, str], int], list[Target]]
-                       ) -> list[Target] | None:
-        """``GetTargets``' answer when the oracle already asked the same question: one
-        flavor-resource needing preemption and requested (current ``getTargets`` then
-        calls ``targets_for`` with exactly the oracle's request, on the same snapshot)."""
-        if not memo or not (self.sem.classified_preemption or self.sem.fair_sharing_tree):
-            return None
-        req = assignment.total_requests_for(info)
-        flat = [((f, r), v) for f, rs in req.items() for r, v in rs.items()]
-        need = resources_requiring_preemption(assignment)
-        frs = {(f, r) for f, rs in need.items() for r in rs}
-        if len(flat) != 1 or frs != {flat[0][0]}:
-            return None
-        return memo.get(flat[0])
-
-    def _schedule(self, heads: list[SimWorkload]) -> dict[str, bool]:
-        # Nominations leave the snapshot as they found it: their searches may share scans.
-        self.snap.scan_cache = {}
-        try:
-            entries = [self._nominate(sw) for sw in heads]
-        finally:
-            self.snap.scan_cache = None
-        nominated = [e for e in entries if e.assignment is not None]
-        order_time = self._order_time
-        if not self.inputs.config.fair_sharing:
-            nominated.sort(key=classical_key(order_time))
-            ordered: Iterable[_Entry] = nominated
-        elif self.sem.fair_sharing_tree:
-            ordered = fair_sharing_iterator(nominated, self.snap, self._admitted_info,
-                                            order_time)
-        else:
-            nominated.sort(key=v07_fair_key(self.snap, self._admitted_info, order_time))
-            ordered = nominated
-        preempted: dict[str, Target] = {}
-        assumed: list[WorkloadInfo] = []  # usage added for the rest of this cycle only
-        out = {"admitted": False, "any": False}
-        for e in ordered:
-            assert e.assignment is not None
-            mode = e.assignment.mode
-            if mode == Mode.NO_FIT:
-                e.reason = "NoFit"
-                continue
-            if mode == Mode.PREEMPT and not e.targets:
-                e.reason = "PreemptionNoCandidates"
-                continue
-            if any(t.info.key in preempted for t in e.targets):
-                e.status = "skipped"
-                e.message = "Workload has overlapping preemption targets with another workload"
-                continue
-            usage = self._admitted_info(e)
-            req = e.assignment.total_requests_for(e.info)
-            removed = [t.info for t in preempted.values()] + [t.info for t in e.targets]
-            for info in removed:
-                self.snap.remove_workload(info)
-            fits = fits_with(req, self.snap.cqs[e.sw.cluster_queue], self.snap, True)
-            for info in removed:
-                self.snap.add_workload(info)
-            if not fits:
-                e.status = "skipped"
-                e.message = "Workload no longer fits after processing another workload"
-                continue
-            for t in e.targets:
-                preempted[t.info.key] = t
-            if mode == Mode.PREEMPT:
-                self.snap.add_workload(usage)
-                assumed.append(usage)
-                issued = self._issue_preemptions(e)
-                out["any"] |= issued > 0
-                e.reason = "PendingPreemption"
-                continue
-            e.status = "assumed"
-            self._admit(e, usage)
-            out["admitted"] = out["any"] = True
-        for info in assumed:
-            self.snap.remove_workload(info)
-        touched = [e.sw.cluster_queue for e in nominated if e.status == "assumed"]
+    def _schedule(self, heads: list[SimWorkload]) -> bool:
+        """Run Kueue's scheduler on the heads; requeue those not admitted. True when
+        it admitted a workload; ``self.dirty`` when anything changed."""
+        entries = nominate_heads(heads, self._nominate, self.snap)
+        outcome = schedule(entries, self.snap, self._admit, self._issue_preemptions)
         released, self.to_release = self.to_release, []
         for sw in released:
             self._release(sw)
             self._requeue_evicted(sw)
         for e in entries:
-            if e.status != "assumed" and (e.assignment is not None or e.reason == "Inactive"):
+            if e.status != ASSUMED:
                 self._requeue(e)
-        if touched:
-            self._sample(touched)
-        return out
-
-    def _order_time(self, info: WorkloadInfo) -> float:
-        return queue_order_time(info, self.sem.admission_check_eviction_orders)
-
-    def _admitted_info(self, e: _Entry) -> WorkloadInfo:
-        assert e.assignment is not None
-        return WorkloadInfo(e.sw.wl, e.sw.cluster_queue, [
-            PodSetResources(ps.name, ps.count, dict(ps.requests),
-                            {r: fa.name for r, fa in
-                             (e.assignment.pod_sets[i].flavors or {}).items()})
-            for i, ps in enumerate(e.info.total_requests)])
+        if outcome.admitted_queues:
+            self.sample(outcome.admitted_queues)
+        if outcome.anything:
+            self.dirty = True
+        return outcome.admitted
 
     # ---- admission, eviction, release ----
-    def _admit(self, e: _Entry, info: WorkloadInfo) -> None:
-        sw, now = e.sw, self.sim.now
+    def _admit(self, e: Entry, info: WorkloadInfo) -> None:
+        sw, now = self.workloads[e.key], self.sim.now
         wl = sw.wl
         wl.admission_cq = sw.cluster_queue
         wl.conditions = tuple(c for c in wl.conditions
@@ -620,23 +455,21 @@ class KueueActor(Actor):
         self._release(sw)
         self._event("finished", sw, "")
 
-    def _issue_preemptions(self, e: _Entry) -> int:
+    def _issue_preemptions(self, e: Entry) -> int:
         """Evict the targets not already evicted (``IssuePreemptions``)."""
         issued = 0
         now = self.sim.now
-        preemptor = e.sw
+        preemptor = self.workloads[e.key]
         for t in e.targets:
             victim = self.workloads.get(t.info.key)
             if victim is None or victim.state != "admitted":
                 continue
             same_queue = victim.cluster_queue == preemptor.cluster_queue
-            detailed = None
-            if self.sem.detailed_preempted_condition:
-                detailed = (t.reason, current_preemption_message(
-                    preemptor.wl.uid, preemptor.wl.job_uid, t.reason,
-                    queue_path(self.snap.cqs[preemptor.cluster_queue]),
-                    queue_path(self.snap.cqs[victim.cluster_queue])))
-            conds = victim_conditions(victim.wl, preemptor.wl.uid, same_queue, now, detailed)
+            paths = (queue_path(self.snap.cqs[preemptor.cluster_queue]),
+                     queue_path(self.snap.cqs[victim.cluster_queue])) \
+                if self.sem.detailed_preempted_condition else None
+            conds = preempted_conditions(victim.wl, preemptor.wl.uid, preemptor.wl.job_uid,
+                                         t.reason, same_queue, now, paths)
             reason = next(c["reason"] for c in conds if c["type"] == "Preempted")
             victim.wl.conditions = tuple(c for c in victim.wl.conditions
                                          if c.type not in ("Evicted", "Preempted")) + (
@@ -667,7 +500,7 @@ class KueueActor(Actor):
         sw.wl.admission_cq = ""
         sw.wl.conditions = tuple(c for c in sw.wl.conditions
                                  if c.type not in ("QuotaReserved", "Admitted"))
-        self._sample([sw.cluster_queue])
+        self.sample([sw.cluster_queue])
         self._queue_inadmissible(sw.cluster_queue)
         self._changed()
 
@@ -715,7 +548,7 @@ class KueueActor(Actor):
                             "clusterQueue": sw.cluster_queue, "detail": detail})
         self.sim._event(f"kueue-{etype}", sw.wl.key, None, detail)
 
-    def _sample(self, names: list[str] | None = None) -> None:
+    def sample(self, names: list[str] | None = None) -> None:
         """Record borrowed quota and weighted share of the ClusterQueues ``names`` (all
         when None) and the utilisation of their cohorts, at changes only."""
         now = self.sim.now
@@ -776,7 +609,11 @@ class KueueActor(Actor):
             got = self.cohort_quota[co.name] = (members, total)
         return got
 
+    @property
+    def cluster_queue_names(self) -> list[str]:
+        """Every ClusterQueue of the input."""
+        return list(self.inputs.cluster_queues)
+
     def metrics(self) -> dict[str, Any]:
         """``metrics.kueue``: per ClusterQueue and cohort figures, preemption cycles."""
-        from kubepreempt.sim.kueue_metrics import kueue_metrics
         return {"kueue": kueue_metrics(self, self.sim.now)}

@@ -155,7 +155,7 @@ def run(cfg: KueueBenchConfig, version: str = "current") -> dict[str, Any]:
             first = sw.admissions[0]["time"] - sw.wl.creation
             classes.setdefault(wc, []).append(first)
         evictions[wc] = evictions.get(wc, 0) + len(sw.preemptions)
-    actor._sample()  # close every usage integral at the end
+    actor.sample()  # close every usage integral at the end
     first = min(t for t, _ in actor.arrivals)
     span = res.end - first
     used = sum(u[0] for u in actor.usage_ms.values())

@@ -8,12 +8,30 @@ binding.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from kubepreempt.sim.metrics import percentile
 
-if TYPE_CHECKING:
-    from kubepreempt.sim.kueue_actor import KueueActor
+# A workload preempted, readmitted and preempting its preemptor back within this window
+# is reported as a preemption cycle (the fair-sharing flapping users report upstream).
+CYCLE_WINDOW = 600.0
+
+
+class KueueRecords(Protocol):
+    """What the Kueue actor records during a run (read here, after it)."""
+
+    workloads: Mapping[str, Any]  # key -> the workload's life (admissions, preemptions)
+    series: dict[str, list[tuple[float, float, float]]]
+    usage_series: dict[str, dict[str, list[tuple[float, int]]]]
+    cohort_series: dict[str, list[tuple[float, float]]]
+    cycles: int
+    events: list[dict[str, Any]]
+
+    @property
+    def cluster_queue_names(self) -> list[str]:
+        """Every ClusterQueue of the input."""
+        ...
 
 
 def _mean(values: list[float]) -> float | None:
@@ -65,15 +83,13 @@ def preemption_cycles(events: list[dict[str, Any]], window: float) -> list[dict[
     return sorted(out.values(), key=lambda r: (r["times"][0], r["kind"], r["workloads"]))
 
 
-def kueue_metrics(actor: KueueActor, end: float) -> dict[str, Any]:
+def kueue_metrics(actor: KueueRecords, end: float) -> dict[str, Any]:
     """The ``metrics.kueue`` object of ``simulate -o json``."""
-    from kubepreempt.sim.kueue_actor import CYCLE_WINDOW
-
     queues: dict[str, dict[str, Any]] = {}
     by_queue: dict[str, list[Any]] = {}
     for sw in actor.workloads.values():
         by_queue.setdefault(sw.cluster_queue, []).append(sw)
-    for name in sorted(actor.inputs.cluster_queues):
+    for name in sorted(actor.cluster_queue_names):
         sws = by_queue.get(name, [])
         waits = [a["wait"] for sw in sws for a in sw.admissions]
         running = [a["allRunning"] - a["time"] for sw in sws for a in sw.admissions

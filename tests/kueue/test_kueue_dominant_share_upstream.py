@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from kueue_builders import CURRENT, cq, flavor, inputs
 
-from kubepreempt.kueue.fair import dominant_resource_share
+from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.quota import Snapshot
 
 GPU = "example.com/gpu"

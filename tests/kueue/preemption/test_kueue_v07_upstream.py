@@ -6,7 +6,7 @@ import pytest
 from kueue_builders import NOW, config, cq, flavor, inputs, preempt, wl
 
 from kubepreempt.kueue.flavors import Mode
-from kubepreempt.kueue.preemption import candidate_order_key
+from kubepreempt.kueue.preemption.common import candidate_order_key
 from kubepreempt.kueue.quota import workload_info
 
 T = 1_700_000_000.0  # the same "now" for every reservation, as upstream's table

@@ -12,42 +12,69 @@ time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
 
-from kubepreempt.kueue.fair import DRS, compare_drs, dominant_resource_share
-from kubepreempt.kueue.quota import CohortState, QuotaNode, Snapshot, WorkloadInfo
+from kubepreempt.kueue.dominant_share import DRS, compare_drs, dominant_resource_share
+from kubepreempt.kueue.nomination import Entry, admitted_info
+from kubepreempt.kueue.quota import CohortState, QuotaNode, Snapshot, WorkloadInfo, queue_order_time
 
-if TYPE_CHECKING:
-    from kubepreempt.sim.kueue_actor import _Entry
+OrderTime = Callable[[WorkloadInfo], float]
 
 
-def classical_key(order_time: Callable[[WorkloadInfo], float]) -> Callable[[Any], tuple]:
+def ordered_entries(nominated: list[Entry], snap: Snapshot) -> Iterable[Entry]:
+    """The nominated entries in the order the cycle considers them, as the snapshot's
+    configuration and Kueue release say (sorts ``nominated`` in place, except for the
+    tournament, which yields lazily)."""
+    sem = snap.config.semantics
+    ace = sem.admission_check_eviction_orders
+
+    def order_time(info: WorkloadInfo) -> float:
+        return queue_order_time(info, ace)
+
+    if not snap.config.fair_sharing:
+        nominated.sort(key=classical_key(order_time))
+        return nominated
+    if sem.fair_sharing_tree:
+        return fair_sharing_iterator(nominated, snap, order_time)
+    nominated.sort(key=v07_fair_key(snap, order_time))
+    return nominated
+
+
+def _admitted(e: Entry) -> WorkloadInfo:
+    assert e.assignment is not None
+    return admitted_info(e.info, e.assignment)
+
+
+def classical_key(order_time: OrderTime) -> Callable[[Entry], tuple]:
     """Sort key of the classical iterator."""
-    return lambda e: (e.assignment.borrowing, -e.sw.wl.priority, order_time(e.info))
 
-
-def v07_fair_key(snap: Snapshot, admitted: Callable[[Any], WorkloadInfo],
-                 order_time: Callable[[WorkloadInfo], float]) -> Callable[[Any], tuple]:
-    """v0.7's ``entryOrdering`` with fair sharing: the queue's share with the workload
-    comes right after borrowing."""
-
-    def key(e: _Entry) -> tuple:
-        info = admitted(e)
-        snap.add_workload(info)
-        share = snap.cqs[e.sw.cluster_queue].dominant_resource_share()[0]
-        snap.remove_workload(info)
-        return (e.assignment.borrowing, share, -e.sw.wl.priority, order_time(e.info))
+    def key(e: Entry) -> tuple:
+        assert e.assignment is not None
+        return (e.assignment.borrowing, -e.priority, order_time(e.info))
 
     return key
 
 
-def fair_sharing_iterator(entries: list[_Entry], snap: Snapshot,
-                          admitted: Callable[[Any], WorkloadInfo],
-                          order_time: Callable[[WorkloadInfo], float]) -> Iterator[_Entry]:
+def v07_fair_key(snap: Snapshot, order_time: OrderTime) -> Callable[[Entry], tuple]:
+    """v0.7's ``entryOrdering`` with fair sharing: the queue's share with the workload
+    comes right after borrowing."""
+
+    def key(e: Entry) -> tuple:
+        assert e.assignment is not None
+        info = _admitted(e)
+        snap.add_workload(info)
+        share = snap.cqs[e.cluster_queue].dominant_resource_share()[0]
+        snap.remove_workload(info)
+        return (e.assignment.borrowing, share, -e.priority, order_time(e.info))
+
+    return key
+
+
+def fair_sharing_iterator(entries: list[Entry], snap: Snapshot,
+                          order_time: OrderTime) -> Iterator[Entry]:
     """Current Kueue's tournament; yields entries one at a time (lazily, so the usage
     the cycle assumes for earlier entries counts)."""
-    left = {e.sw.cluster_queue: e for e in entries}
+    left = {e.cluster_queue: e for e in entries}
     while left:
         name = min(left)  # upstream takes any queue; trees are independent
         st = snap.cqs[name]
@@ -61,23 +88,23 @@ def fair_sharing_iterator(entries: list[_Entry], snap: Snapshot,
             e = left.get(cq.name)
             if e is None:
                 continue
-            info = admitted(e)
+            info = _admitted(e)
             snap.add_workload(info)
             share = dominant_resource_share(cq)
             for ancestor in cq.path_to_root():
-                drs[(ancestor.name, e.sw.wl.key)] = share
+                drs[(ancestor.name, e.key)] = share
                 share = dominant_resource_share(ancestor)
             snap.remove_workload(info)
         winner = _tournament(root, left, drs, order_time)
         assert winner is not None
-        del left[winner.sw.cluster_queue]
+        del left[winner.cluster_queue]
         yield winner
 
 
-def _tournament(cohort: CohortState, left: dict[str, _Entry],
+def _tournament(cohort: CohortState, left: dict[str, Entry],
                 drs: dict[tuple[str, str], DRS],
-                order_time: Callable[[WorkloadInfo], float]) -> _Entry | None:
-    candidates: list[_Entry] = []
+                order_time: OrderTime) -> Entry | None:
+    candidates: list[Entry] = []
     for child in cohort.children:
         won = _tournament(child, left, drs, order_time)
         if won is not None:
@@ -93,11 +120,11 @@ def _tournament(cohort: CohortState, left: dict[str, _Entry],
     return best
 
 
-def _less(a: _Entry, b: _Entry, parent: str, drs: dict[tuple[str, str], DRS],
-          order_time: Callable[[WorkloadInfo], float]) -> bool:
-    c = compare_drs(drs[(parent, a.sw.wl.key)], drs[(parent, b.sw.wl.key)])
+def _less(a: Entry, b: Entry, parent: str, drs: dict[tuple[str, str], DRS],
+          order_time: OrderTime) -> bool:
+    c = compare_drs(drs[(parent, a.key)], drs[(parent, b.key)])
     if c != 0:
         return c < 0
-    if a.sw.wl.priority != b.sw.wl.priority:
-        return a.sw.wl.priority > b.sw.wl.priority
+    if a.priority != b.priority:
+        return a.priority > b.priority
     return order_time(a.info) < order_time(b.info)

@@ -17,15 +17,11 @@ from typing import Any
 import pytest
 from kueue_builders import BASE, NOW, cq, flavor, inputs, wl
 
-from kubepreempt.kueue import classic
 from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment
 from kubepreempt.kueue.objects import Condition
-from kubepreempt.kueue.preemption import (
-    Trace,
-    candidate_order_key,
-    candidate_rank,
-    get_targets,
-)
+from kubepreempt.kueue.preemption import classical as classic
+from kubepreempt.kueue.preemption import get_targets
+from kubepreempt.kueue.preemption.common import Trace, candidate_order_key, candidate_rank
 from kubepreempt.kueue.quota import PodSetResources, Snapshot, WorkloadInfo, workload_info
 from kubepreempt.kueue.semantics import CURRENT, V0_7
 

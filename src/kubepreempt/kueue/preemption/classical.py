@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kubepreempt.kueue.objects import ANY, LOWER_OR_NEWER_EQUAL_PRIORITY, LOWER_PRIORITY, NEVER
-from kubepreempt.kueue.preemption import (
+from kubepreempt.kueue.preemption.common import (
     IN_CLUSTER_QUEUE,
     IN_COHORT_RECLAIM_WHILE_BORROWING,
     IN_COHORT_RECLAMATION,
@@ -23,7 +23,6 @@ from kubepreempt.kueue.preemption import (
     candidate_rank,
     finish_targets,
     fits_with,
-    queue_order_time,
 )
 from kubepreempt.kueue.quota import (
     FR,
@@ -33,6 +32,7 @@ from kubepreempt.kueue.quota import (
     Snapshot,
     Usage,
     WorkloadInfo,
+    queue_order_time,
 )
 
 # preemptionVariant

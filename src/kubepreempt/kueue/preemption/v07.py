@@ -1,18 +1,20 @@
-"""Workload preemption as Kueue v0.7.0's ``pkg/scheduler/preemption`` decides it.
+"""Kueue v0.7.0's preemption (``pkg/scheduler/preemption`` of that release), kept whole.
 
-:func:`get_targets` finds candidates (own queue by ``withinClusterQueue``; borrowing queues
-of the cohort by ``reclaimWithinCohort``), orders them, then runs either the classic
-heuristics (:func:`minimal_preemptions`, tried in the documented order) or fair sharing
-(:func:`fair_preemptions`). Both end by re-admitting targets in reverse while the
-preemptor still fits. Every step is recorded in a :class:`Trace` for ``--explain``.
+v0.7 found candidates (own queue by ``withinClusterQueue``; borrowing queues of the flat
+cohort by ``reclaimWithinCohort``), ordered them, then ran either the classic heuristics
+(:func:`minimal_preemptions`, tried in the documented order, switching borrowing off
+mid-way) or its fair sharing (:func:`fair_preemptions`, integer shares, falling back to
+classic when every candidate is in the preemptor's queue). The current algorithms
+(:mod:`~kubepreempt.kueue.preemption.classical`,
+:mod:`~kubepreempt.kueue.preemption.fairsharing`) differ in too many places for a switch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from kubepreempt.kueue.flavors import Assignment, Mode
+from kubepreempt.kueue.flavors import Assignment
 from kubepreempt.kueue.objects import (
     ANY,
     DEFAULT_STRATEGIES,
@@ -21,47 +23,27 @@ from kubepreempt.kueue.objects import (
     LOWER_OR_NEWER_EQUAL_PRIORITY,
     NEVER,
 )
-from kubepreempt.kueue.quota import CohortState, CQState, Snapshot, Usage, WorkloadInfo
-
-IN_CLUSTER_QUEUE = "InClusterQueue"
-IN_COHORT_RECLAMATION = "InCohortReclamation"
-IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
-IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
-
-ResPerFlavor = dict[str, set[str]]
-
-
-@dataclass(slots=True)
-class Target:
-    """A workload to evict and the reason, as Kueue's detailed preemption reasons name it."""
-
-    info: WorkloadInfo
-    reason: str
-
-
-@dataclass(slots=True)
-class Trace:
-    """Why each workload was or was not taken, in the order things happened."""
-
-    lines: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)  # workload -> why not a candidate
-    # False: nobody reads this trace (the simulator's nominations), so hot loops may skip
-    # composing its lines; what is decided does not depend on it.
-    enabled: bool = True
-
-    def note(self, text: str) -> None:
-        """Record one step."""
-        self.lines.append(text)
-
-
-def resources_requiring_preemption(assignment: Assignment) -> ResPerFlavor:
-    """Flavor -> resources whose assignment mode is Preempt."""
-    out: ResPerFlavor = {}
-    for ps in assignment.pod_sets:
-        for res, fa in (ps.flavors or {}).items():
-            if fa.mode == Mode.PREEMPT:
-                out.setdefault(fa.name, set()).add(res)
-    return out
+from kubepreempt.kueue.preemption.common import (
+    IN_CLUSTER_QUEUE,
+    IN_COHORT_FAIR_SHARING,
+    IN_COHORT_RECLAIM_WHILE_BORROWING,
+    IN_COHORT_RECLAMATION,
+    ResPerFlavor,
+    Target,
+    Trace,
+    candidate_order_key,
+    finish_targets,
+    fits_with,
+    resources_requiring_preemption,
+)
+from kubepreempt.kueue.quota import (
+    CohortState,
+    CQState,
+    Snapshot,
+    Usage,
+    WorkloadInfo,
+    queue_order_time,
+)
 
 
 def cq_is_borrowing(st: CQState, res_per_flv: ResPerFlavor) -> bool:
@@ -84,17 +66,6 @@ def workload_uses_resources(info: WorkloadInfo, res_per_flv: ResPerFlavor) -> bo
             if res in res_per_flv.get(flv, ()):
                 return True
     return False
-
-
-def queue_order_time(info: WorkloadInfo, admission_check_evictions: bool) -> float:
-    """``GetQueueOrderTimestamp``: the eviction time when requeued after a PodsReady
-    timeout (or, with ``admission_check_evictions``, an AdmissionCheck), else creation."""
-    ev = info.obj.condition("Evicted")
-    reasons = ("PodsReadyTimeout", "AdmissionCheck") if admission_check_evictions \
-        else ("PodsReadyTimeout",)
-    if ev is not None and ev.status == "True" and ev.reason in reasons and ev.time is not None:
-        return ev.time
-    return info.obj.creation if info.obj.creation is not None else 0.0
 
 
 def find_candidates(wl: WorkloadInfo, st: CQState, res_per_flv: ResPerFlavor,
@@ -186,73 +157,6 @@ def _cohort_tree(st: CQState) -> list[CQState]:
     return root.subtree_cluster_queues() if isinstance(root, CohortState) else [st]
 
 
-def _reservation_time(info: WorkloadInfo, now: float) -> float:
-    c = info.obj.condition("QuotaReserved")
-    if c is None or c.status != "True":
-        return now  # not populated yet: upstream uses the current time
-    return c.time if c.time is not None else 0.0  # Go's zero time is the oldest
-
-
-def candidate_rank(w: WorkloadInfo, now: float) -> tuple:
-    """``candidatesOrdering`` without its own-queue rule: (not evicted, priority, minus
-    reservation time, UID, name). Remembered on ``w`` while its conditions, priority and
-    UID stay the same objects (it is asked for every preemption search in its cohort);
-    a rank that depends on ``now`` (no reservation time yet) is not remembered."""
-    obj = w.obj
-    memo = w.order_memo
-    if memo is not None and memo[0] is obj.conditions and memo[1] == obj.priority \
-            and memo[2] is obj.uid:
-        return memo[3]
-    reserved = obj.condition("QuotaReserved")
-    rank = (not obj.is_true("Evicted"), obj.priority, -_reservation_time(w, now), obj.uid,
-            w.key)
-    if reserved is not None and reserved.status == "True":
-        w.order_memo = (obj.conditions, obj.priority, obj.uid, rank)
-    return rank
-
-
-def candidate_order_key(cq_name: str, now: float) -> Callable[[WorkloadInfo], tuple]:
-    """``candidatesOrdering``: evicted first, other queues first, lower priority first,
-    most recently admitted first, then UID (and name, so equal UIDs stay deterministic)."""
-
-    def key(w: WorkloadInfo) -> tuple:
-        rank = candidate_rank(w, now)
-        return (rank[0], w.cluster_queue == cq_name, *rank[1:])
-
-    return key
-
-
-def workload_fits(req: Usage, st: CQState, allow_borrowing: bool,
-                  available_quota: bool = False) -> bool:
-    """``workloadFits``: the requests fit the queue's quota (and the cohort's); with
-    ``available_quota`` as current Kueue checks it (:meth:`CQState.fits`)."""
-    if available_quota:
-        return st.fits(req, allow_borrowing)
-    for rg in st.spec.resource_groups:
-        for fq in rg.flavors:
-            flv_req = req.get(fq.name)
-            if flv_req is None:
-                continue
-            for res, amount in flv_req.items():
-                q = fq.resources.get(res)
-                if q is None:
-                    continue
-                used = st.used(fq.name, res)
-                if st.cohort is None or not allow_borrowing:
-                    if used + amount > q.nominal:
-                        return False
-                elif not q.within_borrowing_limit(used + amount):
-                    return False
-                if st.cohort is not None and (st.used_cohort_quota(fq.name, res) + amount
-                                              > st.requestable_cohort_quota(fq.name, res)):
-                    return False
-    return True
-
-
-def fits_with(req: Usage, st: CQState, snap: Snapshot, allow_borrowing: bool) -> bool:
-    return workload_fits(req, st, allow_borrowing, snap.config.semantics.available_quota)
-
-
 def queue_under_nominal_in_all_requested(req: Usage, st: CQState) -> bool:
     """v0.7's ``queueUnderNominalInAllRequestedResources``."""
     for rg in st.spec.resource_groups:
@@ -262,39 +166,6 @@ def queue_under_nominal_in_all_requested(req: Usage, st: CQState) -> bool:
                 if q is not None and st.used(fq.name, res) >= q.nominal:
                     return False
     return True
-
-
-def _fill_back(targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
-               allow_borrowing: bool, trace: Trace) -> list[Target]:
-    """Re-admit targets in reverse (all but the last added) while the preemptor fits."""
-    for i in range(len(targets) - 2, -1, -1):
-        snap.add_workload(targets[i].info)
-        if fits_with(req, st, snap, allow_borrowing):
-            if trace.enabled:
-                trace.note(f"spared {targets[i].info.key}: the workload still fits with it")
-            targets[i] = targets[-1]  # O(1) removal, as upstream (order is not kept)
-            targets.pop()
-        else:
-            snap.remove_workload(targets[i].info)
-    return targets
-
-
-def finish_targets(fits: bool, targets: list[Target], req: Usage, st: CQState, snap: Snapshot,
-            allow_borrowing: bool, trace: Trace, no_fit: str) -> list[Target]:
-    """End of both target searches: nothing when the workload still does not fit, else the
-    targets minimised in reverse; either way the snapshot gets its workloads back."""
-    if not fits:
-        trace.note(no_fit)
-        _restore(snap, targets)
-        return []
-    targets = _fill_back(targets, req, st, snap, allow_borrowing, trace)
-    _restore(snap, targets)
-    return targets
-
-
-def _restore(snap: Snapshot, targets: list[Target]) -> None:
-    for t in targets:
-        snap.add_workload(t.info)
 
 
 def minimal_preemptions(req: Usage, st: CQState, snap: Snapshot, res_per_flv: ResPerFlavor,
@@ -479,30 +350,13 @@ def fair_preemptions(wl: WorkloadInfo, req: Usage, snap: Snapshot, res_per_flv: 
                    "  the workload does not fit with the allowed preemptions")
 
 
-def targets_for(wl: WorkloadInfo, req: Usage, frs: set[tuple[str, str]], snap: Snapshot,
-                now: float, trace: Trace) -> list[Target]:
-    """Current ``getTargets`` for requests ``req`` whose flavor-resources ``frs`` need
-    preemption: fair sharing or classic, as the configuration says."""
-    # Imported here: classic and fair build on this module's Target, Trace and helpers.
-    if snap.config.fair_sharing:
-        from kubepreempt.kueue.fair import fair_targets
-        return fair_targets(wl, req, frs, snap, now, trace)
-    from kubepreempt.kueue.classic import classic_targets
-    return classic_targets(wl, req, frs, snap, now, trace)
+def v07_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: float,
+                trace: Trace) -> list[Target]:
+    """v0.7's ``GetTargets``: workloads to evict so that ``wl`` fits with ``assignment``.
 
-
-def get_targets(wl: WorkloadInfo, assignment: Assignment, snap: Snapshot, now: float,
-                trace: Trace | None = None) -> list[Target]:
-    """Workloads to evict so that ``wl`` fits with ``assignment`` (``GetTargets``).
-
-    ``snap`` is modified during the simulation and restored before returning.
+    ``snap`` is modified during the search and restored before returning.
     """
-    trace = trace or Trace()
     res_per_flv = resources_requiring_preemption(assignment)
-    sem = snap.config.semantics
-    if sem.classified_preemption or sem.fair_sharing_tree:
-        frs = {(f, r) for f, rs in res_per_flv.items() for r in rs}
-        return targets_for(wl, assignment.total_requests_for(wl), frs, snap, now, trace)
     st = snap.cqs[wl.cluster_queue]
     candidates = find_candidates(wl, st, res_per_flv, trace,
                                  snap.config.semantics.admission_check_eviction_orders,

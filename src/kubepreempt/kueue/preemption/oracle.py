@@ -10,7 +10,8 @@ targets in the preemptor's own queue make it ``Preempt``, only in other queues
 from __future__ import annotations
 
 from kubepreempt.kueue.flavors import G_NO_CANDIDATES, G_PREEMPT, G_RECLAIM, Granular, Oracle
-from kubepreempt.kueue.preemption import Target, Trace, targets_for
+from kubepreempt.kueue.preemption.common import Target, Trace
+from kubepreempt.kueue.preemption.targets import targets_for
 from kubepreempt.kueue.quota import FR, Snapshot, WorkloadInfo, lowest_subtree_that_fits
 
 
