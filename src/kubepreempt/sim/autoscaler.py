@@ -566,9 +566,9 @@ class Autoscaler(Actor):
             done = max(done, sim._term_at.get(pod.key, sim.now))
         from kubepreempt.sim.engine import _NODE
         sim._event(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
-        sim._push(done, _NODE, "ca-delete", name)
         if "ca-delete" not in sim.handlers:
             sim.handlers["ca-delete"] = self._on_delete
+        sim._push(done, _NODE, "ca-delete", name)
 
     def _on_delete(self, name: str) -> None:
         g = self.group_of[name]

@@ -13,7 +13,6 @@ from :func:`kubepreempt.scheduler.cycle.schedule_one`, the same cycle as the lib
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from kubepreempt.sim.hints import (
     cross_topology,
     worth_requeuing,
 )
+from kubepreempt.sim.kernel import Kernel, Priority
 from kubepreempt.sim.metrics import Event, PodRecord, Series
 from kubepreempt.sim.queue import (
     CLASSIC,
@@ -66,8 +66,8 @@ _SIGNALS = {"memory": "memory.available", "ephemeral-storage": "nodefs.available
 # a pod that completes at once, for ever). The 24 h, 100,000-pod benchmark handles ~310,000.
 DEFAULT_MAX_EVENTS = 10_000_000
 
-# Orders among events at the same time (smaller first).
-_FREE, _NODE, _ARRIVE, _KUBELET, _BACKOFF, _KICK, _CYCLE = range(7)
+_FREE, _NODE, _ARRIVE, _KUBELET = Priority.FREE, Priority.NODE, Priority.ARRIVE, Priority.KUBELET
+_BACKOFF, _KICK, _CYCLE = Priority.BACKOFF, Priority.KICK, Priority.CYCLE
 
 
 @dataclass(slots=True)
@@ -128,9 +128,7 @@ class Simulator:
         self.keep_timeline = keep_timeline
         self.node_pressure = node_pressure
         self._thresholds: dict[str, list[tuple[str, int, int]]] = {}
-        self.now = 0.0
-        self.heap: list[tuple] = []
-        self.seq = 0
+        self.kernel = Kernel()
         self.records: dict[str, PodRecord] = {}
         self.plans: dict[str, PodPlan] = {}
         self.events: list[Event] = []
@@ -149,7 +147,6 @@ class Simulator:
         self._pending_by_prio: dict[int, int] = {}
         self._pdb_version = -1
         self.attempts = 0
-        self.processed = 0
         self._req = [0, 0]
         alloc = self.cluster.alloc
         self._alloc = [int(alloc[:, CPU].sum()), int(alloc[:, MEMORY].sum())]
@@ -175,9 +172,18 @@ class Simulator:
         self._setup()
 
     # ---- setup ----
+    @property
+    def now(self) -> float:
+        """The simulated time."""
+        return self.kernel.now
+
+    @property
+    def processed(self) -> int:
+        """Events handled so far."""
+        return self.kernel.processed
+
     def _push(self, time: float, order: int, kind: str, payload: Any = None) -> None:
-        self.seq += 1
-        heapq.heappush(self.heap, (time, order, self.seq, kind, payload))
+        self.kernel.schedule(time, order, self.handlers[kind], payload)
 
     def _setup(self) -> None:
         for plan in self.scen.initial.values():
@@ -214,27 +220,8 @@ class Simulator:
             max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
         """Process events up to ``until`` (default: until nothing is left to happen);
         more than ``max_events`` events is an :class:`InputError`."""
-        heap = self.heap
-        handlers = self.handlers
-        while heap:
-            if until is not None and heap[0][0] > until:
-                break
-            if len(heap) == len(self._flush_ticks) + (len(self._wakes) if self.hints else 0) \
-                    and self._settled():
-                break  # only flushes are left, and they would retry on the same state
-            if max_events is not None and self.processed >= max_events:
-                raise InputError(f"the simulation reached {max_events} events at simulated "
-                                 f"time {self.now:g} s; bound it with --until or raise "
-                                 "--max-events")
-            time, _, _, kind, payload = heapq.heappop(heap)
-            self.now = time
-            handlers[kind](payload)
-            self.processed += 1
-            if not self._kick_pending and self._in_flight is None and self.queue.ready():
-                self._kick_pending = True
-                self._push(time, _KICK, "kick")
-            if progress is not None and not self.processed & 4095:
-                progress(time)
+        self.kernel.run(until, settled=self._nothing_left, after=self._after_event,
+                        max_events=max_events, progress=progress)
         end = until if until is not None else self.now
         self._sample_util(end)
         res = SimResult(self.records, self.events, self.series, end, self.processed,
@@ -247,6 +234,16 @@ class Simulator:
         for actor in self.actors:
             res.metrics.update(actor.metrics())
         return res
+
+    def _nothing_left(self, pending: int) -> bool:
+        """Only flushes are left, and they would retry on the same state."""
+        return pending == len(self._flush_ticks) + (len(self._wakes) if self.hints else 0) \
+            and self._settled()
+
+    def _after_event(self, time: float) -> None:
+        if not self._kick_pending and self._in_flight is None and self.queue.ready():
+            self._kick_pending = True
+            self._push(time, _KICK, "kick")
 
     # ---- bookkeeping helpers ----
     def _event(self, etype: str, pod: str, node: str | None = None, detail: str = "") -> None:
