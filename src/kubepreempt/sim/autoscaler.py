@@ -57,10 +57,12 @@ from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, parse_no
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kernel import Priority
 from kubepreempt.sim.scenario import NodePlan
 
 if TYPE_CHECKING:
-    from kubepreempt.sim.engine import Simulator
+    from kubepreempt.sim.queue import SchedulingQueue
+    from kubepreempt.sim.world import World
 
 GROUP = "kubepreempt.io/node-group"
 GROUP_MIN = "kubepreempt.io/node-group-min"
@@ -70,9 +72,6 @@ SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 EXPANDERS = ("random", "least-waste", "most-pods", "priority")
 HOSTNAME = "kubernetes.io/hostname"
-# Event order of a scan: after everything else at the same instant (the engine's orders
-# are 0..6), so a scan sees every pod the scheduler tried at that time.
-_SCAN = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +103,7 @@ class NodeGroup:
     removed: int = 0
     peak: int = 0
     node_seconds: float = 0.0
-    _since: float = 0.0  # node_seconds integrated up to here
+    since: float = 0.0  # node_seconds integrated up to here
 
     @property
     def target(self) -> int:
@@ -196,7 +195,8 @@ def _size(pod: Pod, node: Node) -> float:
 class Autoscaler(Actor):
     """The Cluster Autoscaler loop over the simulator's cluster."""
 
-    def __init__(self, sim: Simulator, options: AutoscalerOptions, seed: int = 0) -> None:
+    def __init__(self, sim: World, options: AutoscalerOptions, seed: int,
+                 queue: SchedulingQueue) -> None:
         if options.expander not in EXPANDERS:
             raise InputError(f"--expander must be one of {', '.join(EXPANDERS)}, not "
                              f"{options.expander!r}")
@@ -207,6 +207,9 @@ class Autoscaler(Actor):
         if not 0 <= options.scale_down_utilization_threshold <= 1:
             raise InputError("--scale-down-utilization-threshold must be within 0..1")
         self.sim = sim
+        # The scheduler's queue: the pods it has tried and not placed (upstream CA reads
+        # their PodScheduled=False condition).
+        self.queue = queue
         self.opt = options
         self.rng = random.Random(seed)
         self.groups = node_groups([*sim.cluster.nodes, *(p.node for p in sim.scen.nodes)])
@@ -225,7 +228,6 @@ class Autoscaler(Actor):
         self._pushed: set[float] = set()  # scan times on the heap
         self.count = 0
         self.series: list[tuple[float, int]] = []
-        sim.handlers.update({"ca-scan": self._on_scan, "ca-ready": self._on_ready})
 
     # ---- hooks: any change may wake the sleeping loop ----
     def start(self) -> None:
@@ -271,17 +273,18 @@ class Autoscaler(Actor):
         self.scan_at = t
         if t not in self._pushed:
             self._pushed.add(t)
-            self.sim._push(t, _SCAN, "ca-scan", t)
+            # after everything else at the same instant: a scan sees every pod tried then
+            self.sim.kernel.schedule(t, Priority.SCAN, self._on_scan, t)
 
     # ---- metrics ----
     def _integrate(self) -> None:
         now = self.sim.now
         for g in self.groups.values():
-            g.node_seconds += len(g.members) * (now - g._since)
-            g._since = now
+            g.node_seconds += len(g.members) * (now - g.since)
+            g.since = now
 
     def _record(self) -> None:
-        n = sum(1 for node in self.sim.cluster.nodes if node.name not in self.sim._removed)
+        n = sum(1 for node in self.sim.cluster.nodes if node.name not in self.sim.removed_nodes)
         if self.series and self.series[-1][0] == self.sim.now:
             self.series[-1] = (self.sim.now, n)
         else:
@@ -325,7 +328,7 @@ class Autoscaler(Actor):
         c = self.sim.cluster
         out: dict[str, dict[str, int]] = {}
         for idx, node in enumerate(c.nodes):
-            if node.name in self.sim._removed or node.unschedulable:
+            if node.name in self.sim.removed_nodes or node.unschedulable:
                 continue
             out[node.name] = {r: int(c.alloc[idx, j] - c.requested[idx, j])
                               for j, r in enumerate(c.resources)}
@@ -336,7 +339,7 @@ class Autoscaler(Actor):
 
     def _unschedulable(self) -> list[Pod]:
         """Pods that can trigger scale-up (see the module docstring)."""
-        info = self.sim.queue.info
+        info = self.queue.info
         out = []
         for key, q in info.items():
             pod = q.pod
@@ -386,10 +389,9 @@ class Autoscaler(Actor):
         self.unneeded.clear()  # upstream resets unneeded tracking on scale-up
         for _ in range(count):
             node = self._new_node(g)
-            from kubepreempt.sim.engine import _NODE
-            self.sim._push(self.sim.now + self.opt.provision_time, _NODE, "ca-ready",
-                           (g, node))
-        self.sim._event(m.SCALE_UP, "", None,
+            self.sim.kernel.schedule(self.sim.now + self.opt.provision_time, Priority.NODE,
+                                     self._on_ready, (g, node))
+        self.sim.record(m.SCALE_UP, "", None,
                         f"group {g.name}: +{count} node(s) for {len(helped)} pod(s)")
         return True
 
@@ -458,7 +460,7 @@ class Autoscaler(Actor):
         g, node = payload
         g.upcoming -= 1
         g.added += 1
-        self.sim._on_node_add(NodePlan(node, self.sim.now))
+        self.sim.add_node(NodePlan(node, self.sim.now))
 
     # ---- scale-down ----
     def _utilization(self, idx: int) -> float:
@@ -511,13 +513,13 @@ class Autoscaler(Actor):
             return False
         c = self.sim.cluster
         free = self._free()
-        self.sim._refresh_pdbs()
+        self.sim.refresh_pdbs()
         budgets = {i: pdb.disruptions_allowed for i, pdb in enumerate(c.pdbs)}
         size = {g.name: len(g.members) for g in self.groups.values()}
         unneeded: dict[str, float] = {}
         for node in sorted(c.nodes, key=lambda n: n.name):
             g = self.group_of.get(node.name)
-            if g is None or node.name in self.deleting or node.name in self.sim._removed:
+            if g is None or node.name in self.deleting or node.name in self.sim.removed_nodes:
                 continue
             if node.annotations.get(SCALE_DOWN_DISABLED) == "true":
                 continue
@@ -554,25 +556,19 @@ class Autoscaler(Actor):
         """Cordon, evict the node's pods, delete the node once they are gone."""
         sim, c = self.sim, self.sim.cluster
         idx = c.node_index[name]
-        from dataclasses import replace
-        c.nodes[idx] = replace(c.nodes[idx], unschedulable=True)
-        c.node_changed()
-        sim.version += 1
+        sim.cordon(name)
         self.deleting.add(name)
         self.unneeded.pop(name, None)
         done = sim.now
         for pod in list(c.node_pods[idx].values()):
-            sim._signal(pod, sim.now, m.EVICTED, "scale-down")
-            done = max(done, sim._term_at.get(pod.key, sim.now))
-        from kubepreempt.sim.engine import _NODE
-        sim._event(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
-        if "ca-delete" not in sim.handlers:
-            sim.handlers["ca-delete"] = self._on_delete
-        sim._push(done, _NODE, "ca-delete", name)
+            sim.signal(pod, sim.now, m.EVICTED, "scale-down")
+            done = max(done, sim.exit_time(pod.key))
+        sim.record(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
+        sim.kernel.schedule(done, Priority.NODE, self._on_delete, name)
 
     def _on_delete(self, name: str) -> None:
         g = self.group_of[name]
-        self.sim._on_node_remove(name)  # on_node_removed updates members and the series
+        self.sim.remove_node(name)  # on_node_removed updates members and the series
         g.removed += 1
         self.deleting.discard(name)
 

@@ -56,6 +56,7 @@ from kubepreempt.controllers.expand import (
 from kubepreempt.manifests import RawObject
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kernel import Priority
 from kubepreempt.sim.scenario import (
     CONTROLLER_KINDS,
     DURATION,
@@ -67,7 +68,7 @@ from kubepreempt.sim.scenario import (
 )
 
 if TYPE_CHECKING:
-    from kubepreempt.sim.engine import Simulator
+    from kubepreempt.sim.world import World
 
 __all__ = ["CONTROLLER_KINDS", "Controllers", "WorkloadPlan"]
 DEFAULT_BACKOFF_LIMIT = 6
@@ -111,7 +112,7 @@ def _job_spec(w: Workload) -> Mapping[str, Any]:
 class Controllers(Actor):
     """The workload controllers of one simulation."""
 
-    def __init__(self, sim: Simulator, plans: list[WorkloadPlan], latency: float = 0.0,
+    def __init__(self, sim: World, plans: list[WorkloadPlan], latency: float = 0.0,
                  seed: int = 0) -> None:
         if latency < 0:
             raise InputError(f"--controller-latency must be >= 0, not {latency}")
@@ -129,17 +130,14 @@ class Controllers(Actor):
         self.objects: dict[tuple[str, str], int] = {}  # (namespace, kind) -> objects
         replicasets = [p.obj.body for p in plans if p.obj.kind == "ReplicaSet"]
         self._replicasets = replicasets
-        sim.handlers.update({"wl-arrive": self._on_arrive, "wl-create": self._on_create,
-                             "wl-sync": self._on_sync})
 
     # ---- engine hooks ----
     def start(self) -> None:
         """Push every workload's arrival."""
-        from kubepreempt.sim.engine import _ARRIVE
         for plan in self.plans:
             if _owned_by_deployment(plan.obj.body, self.plans):
                 continue  # the Deployment's own ReplicaSet: read for its hash only
-            self.sim._push(plan.arrival, _ARRIVE, "wl-arrive", plan)
+            self.sim.kernel.schedule(plan.arrival, Priority.ARRIVE, self._on_arrive, plan)
 
     def on_bound(self, pod: Pod) -> None:
         """A pod bound: an OrderedReady StatefulSet may create its next pod."""
@@ -200,7 +198,7 @@ class Controllers(Actor):
         n = self.objects.get((namespace, kind), 0)
         refusal = self.sim.cluster.quota.admit_object(kind, namespace, name, n)
         if refusal is not None:
-            self.sim._event(m.QUOTA_REFUSED, f"{kind}/{namespace}/{name}", None, refusal)
+            self.sim.record(m.QUOTA_REFUSED, f"{kind}/{namespace}/{name}", None, refusal)
             return False
         self.objects[(namespace, kind)] = n + 1
         return True
@@ -211,7 +209,7 @@ class Controllers(Actor):
         ns = obj.namespace or "default"
         if not self._admit_object(obj.kind, ns, obj.name):
             return  # the user's create failed: nobody retries it
-        nodes = [n for n in cluster.nodes if n.name not in self.sim._removed]
+        nodes = [n for n in cluster.nodes if n.name not in self.sim.removed_nodes]
         exp: Expansion = expand(obj.body, self.names, nodes=nodes,
                                 replicasets=self._replicasets, source=obj.source)
         for created in exp.created:
@@ -243,8 +241,7 @@ class Controllers(Actor):
         if w.kind == "Job" and self.sim.now < w.next_create:
             # failures meanwhile lengthened the back-off: the Job's sync (one per Job, for
             # all its pod events) waits for it
-            from kubepreempt.sim.engine import _ARRIVE
-            self.sim._push(w.next_create, _ARRIVE, "wl-create", payload)
+            self.sim.kernel.schedule(w.next_create, Priority.ARRIVE, self._on_create, payload)
             return
         w.flight.pop(manifest["metadata"]["name"], None)
         sim = self.sim
@@ -269,7 +266,7 @@ class Controllers(Actor):
         w.pods[pod.key] = pod
         self.owner[pod.key] = w
         w.created += 1
-        sim._on_arrive(plan)
+        sim.create(plan)
         if old is not None:
             sim.records[pod.key].epoch = old.epoch + 1  # stale events of the old pod
         if w.ordered:
@@ -280,7 +277,7 @@ class Controllers(Actor):
 
     # ---- quota refusals ----
     def _refused(self, w: Workload, pod: Pod, message: str) -> None:
-        self.sim._event(m.QUOTA_REFUSED, pod.key, None, message)
+        self.sim.record(m.QUOTA_REFUSED, pod.key, None, message)
         if w.parked is None:
             w.parked = self.sim.now
         w.refusals += 1
@@ -296,8 +293,7 @@ class Controllers(Actor):
                 t += step
                 step = min(step * 2, QUEUE_MAX)
             w.parked = None
-            from kubepreempt.sim.engine import _ARRIVE
-            self.sim._push(t, _ARRIVE, "wl-sync", w)
+            self.sim.kernel.schedule(t, Priority.ARRIVE, self._on_sync, w)
 
     # ---- the controllers' sync ----
     def sync(self, w: Workload) -> None:
@@ -316,9 +312,9 @@ class Controllers(Actor):
             self._sync_daemonset(w)
 
     def _create(self, w: Workload, manifest: dict[str, Any], at: float | None = None) -> None:
-        from kubepreempt.sim.engine import _ARRIVE
         w.flight[manifest["metadata"]["name"]] = manifest
-        self.sim._push(max(self.sim.now + self.latency, at or 0.0), _ARRIVE, "wl-create",
+        self.sim.kernel.schedule(max(self.sim.now + self.latency, at or 0.0), Priority.ARRIVE,
+                                 self._on_create,
                        (w, manifest))
 
     def _take(self, w: Workload, index: int | None = None) -> dict[str, Any] | None:
@@ -363,7 +359,7 @@ class Controllers(Actor):
         have = {p.node_name or _pinned_node(p) for p in w.pods.values()}
         have |= {_pinned_manifest_node(t) for t in w.flight.values()}
         for node in sorted(sim.cluster.nodes, key=lambda n: n.name):
-            if node.name in sim._removed or node.name in have:
+            if node.name in sim.removed_nodes or node.name in have:
                 continue
             # NodeShouldRunDaemonPod is checked by the expansion (no pod when it fails)
             exp = expand_daemonset(w.body, self.names, [node])
