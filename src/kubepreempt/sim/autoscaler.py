@@ -61,7 +61,7 @@ from kubepreempt.sim.kernel import Priority
 from kubepreempt.sim.scenario import NodePlan
 
 if TYPE_CHECKING:
-    from kubepreempt.sim.queue import SchedulingQueue
+    from kubepreempt.scheduler.queue.scheduling_queue import SchedulingQueue
     from kubepreempt.sim.world import World
 
 GROUP = "kubepreempt.io/node-group"

@@ -14,6 +14,7 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
+from kubepreempt.scheduler.queue.scheduling_queue import CLASSIC, MODES, UPSTREAM, SchedulingQueue
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
 from kubepreempt.sim.autoscaler import Autoscaler, AutoscalerOptions
@@ -21,7 +22,6 @@ from kubepreempt.sim.controllers import Controllers
 from kubepreempt.sim.kernel import Kernel, Priority
 from kubepreempt.sim.kubelet import Kubelet
 from kubepreempt.sim.metrics import Event, PodRecord, Series
-from kubepreempt.sim.queue import CLASSIC, MODES, UPSTREAM, SchedulingQueue
 from kubepreempt.sim.scenario import PodPlan, Scenario
 from kubepreempt.sim.scheduler_driver import SchedulerDriver
 from kubepreempt.sim.world import World

@@ -13,22 +13,19 @@ from typing import Any
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.scheduler.cycle import IGNORED, PREEMPT, SCHEDULED, SKIPPED, schedule_one
 from kubepreempt.scheduler.preemption import Evaluator
-from kubepreempt.scheduler.scheduler import Scheduler
-from kubepreempt.sim import metrics as m
-from kubepreempt.sim.actors import Actor
-from kubepreempt.sim.hints import (
-    GATES_REMOVED,
+from kubepreempt.scheduler.queue.events import (
     NODE_ADD,
     NODE_DELETE,
     POD_ADD,
     POD_DELETE,
-    TIMEOUT,
     ClusterEvent,
-    cross_topology,
-    worth_requeuing,
 )
+from kubepreempt.scheduler.queue.priority_queue import PriorityQueue
+from kubepreempt.scheduler.queue.scheduling_queue import FIFO, UPSTREAM, QueuedPod
+from kubepreempt.scheduler.scheduler import Scheduler
+from kubepreempt.sim import metrics as m
+from kubepreempt.sim.actors import Actor
 from kubepreempt.sim.kernel import Priority
-from kubepreempt.sim.queue import FIFO, UPSTREAM, QueuedPod, SchedulingQueue, leftover_tick
 from kubepreempt.sim.scenario import PodPlan
 from kubepreempt.sim.world import World
 
@@ -48,7 +45,7 @@ class SchedulerDriver(Actor):
         self.cluster = world.cluster
         self.nominations = queue != FIFO  # FIFO mode: the old scheduler, no nominations
         self.hints = queue == UPSTREAM  # queueing hints and async preemption
-        self.queue = SchedulingQueue(queue)
+        self.queue = PriorityQueue(queue, self.cluster.namespace_labels)
         self.sched = Scheduler(self.cluster, nominator=world.nominator)
         self.evaluator: Evaluator | None = None
         if not best_candidates:
@@ -58,38 +55,22 @@ class SchedulerDriver(Actor):
         self.attempts = 0
         # template -> (version its last pod failed at, the plugins that rejected it)
         self._fail_cache: dict[str, tuple[int, frozenset[str]]] = {}
-        self._in_flight_events: list[ClusterEvent] = []
-        self._affinity_pending: set[str] = set()
         self._wakes: set[float] = set()
         self._flush_ticks: set[float] = set()  # pending unschedulable-pool flushes
         self._kick_pending = False
-        self._in_flight: QueuedPod | None = None
-        self._moved = False
 
     # ---- the kernel's questions ----
     def nothing_left(self, pending: int) -> bool:
         """Only flushes are left on the kernel, and they would retry on the same state."""
         return pending == len(self._flush_ticks) + (len(self._wakes) if self.hints else 0) \
-            and self._settled()
+            and self.queue.settled(self.world.version)
 
     def after_event(self, time: float) -> None:
         """After any event: take the next pod if the scheduler is idle and one is ready."""
-        if not self._kick_pending and self._in_flight is None and self.queue.ready():
+        queue = self.queue
+        if not self._kick_pending and queue.in_flight is None and queue.ready():
             self._kick_pending = True
             self.kernel.schedule(time, Priority.KICK, self._on_kick)
-
-    def _settled(self) -> bool:
-        """Nothing is queued but pool pods that already failed on the current state (1.36:
-        and backoffQ pods that did, e.g. pods failing with an error, which upstream
-        retries after every backoff for ever)."""
-        queue = self.queue
-        version = self.world.version
-        if self._in_flight is not None or queue.active_count:
-            return False
-        if self.hints:
-            return all(q.failed_version == version or q.gated for q in queue.info.values())
-        return not queue.backoff_count and all(
-            q.failed_version == version or q.gated for q in queue.unschedulable.values())
 
     # ---- the world's hooks ----
     def on_created(self, plan: PodPlan) -> None:
@@ -100,19 +81,13 @@ class SchedulerDriver(Actor):
         pod.nominated_node_name = ""
         if self.nominations and nominated in self.cluster.node_index:
             self.world.nominate(pod, nominated)  # status.nominatedNodeName is honoured
-        # Pods whose fit depends on other pods' placement: upstream's InterPodAffinity and
-        # PodTopologySpread both requeue on AssignedPodAdd.
-        if (pod.affinity is not None and pod.affinity.has_pod_terms) or any(
-                c.when_unsatisfiable == "DoNotSchedule" for c in pod.spread):
-            self._affinity_pending.add(pod.key)
         self.queue.add(pod, self.world.now)
 
     def on_withdrawn(self, pod: Pod) -> None:
         self.queue.done(pod.key)
 
     def on_bound(self, pod: Pod) -> None:
-        self.queue.done(pod.key)
-        self._affinity_pending.discard(pod.key)
+        self.queue.assigned(pod.key)
         # Upstream AssignedPodAdd: pods waiting on inter-pod (anti-)affinity or hard
         # topology spread may now fit.
         self._cluster_event(ClusterEvent(POD_ADD, pod=pod))
@@ -138,11 +113,7 @@ class SchedulerDriver(Actor):
         rec.pod.scheduling_gates = ()
         world.version += 1
         world.record(m.UNGATED, key)
-        ev = ClusterEvent(GATES_REMOVED, pod=rec.pod)
-        q = self.queue.info.get(key)
-        if q is not None and q.gated and worth_requeuing(
-                rec.pod, q.rejectors, ev, self.cluster.namespace_labels):
-            self._wake(self.queue.ungate(key, world.now))
+        self._wake(self.queue.gates_removed(rec.pod, world.now))
 
     # ---- queue moves ----
     def _wake(self, times: list[float] | float | None) -> None:
@@ -155,46 +126,12 @@ class SchedulerDriver(Actor):
                 self.kernel.schedule(t, Priority.BACKOFF, self._on_backoff, t)
 
     def _cluster_event(self, ev: ClusterEvent) -> None:
-        """A cluster event that may make pending pods schedulable.
-
-        1.36: each pool pod moves if a plugin that rejected it says Queue for ``ev``
-        (AssignedPodAdd first pre-checks cross-topology terms), and an attempt in flight
-        remembers the event. Classic: a deleted pod or an added node moves every pool pod,
-        a bound pod moves the pods with inter-pod terms or hard spread constraints.
-        """
-        queue = self.queue
-        now = self.world.now
-        if self.hints:
-            if self._in_flight is not None:
-                self._in_flight_events.append(ev)
-            if not queue.unschedulable:
-                return
-            ns = self.cluster.namespace_labels
-            if ev.kind == POD_ADD:
-                added = ev.pod
-                self._wake(queue.move_all(now, lambda q: cross_topology(
-                    q.pod, q.rejectors, added, ns) and worth_requeuing(
-                    q.pod, q.rejectors, ev, ns)))
-            else:
-                self._wake(queue.move_all(
-                    now, lambda q: worth_requeuing(q.pod, q.rejectors, ev, ns)))
-            return
-        if ev.kind == POD_ADD:
-            if self._affinity_pending:
-                self._wake(queue.move_all(
-                    now, only=lambda q: q.pod.key in self._affinity_pending))
-            return
-        if ev.kind in (POD_DELETE, NODE_ADD):
-            if self._in_flight is not None:
-                self._moved = True
-            self._wake(queue.move_all(now))
+        """A cluster event that may make pending pods schedulable."""
+        self._wake(self.queue.on_event(ev, self.world.now))
 
     def _clear_nomination(self, pod: Pod, detail: str) -> None:
         self.world.clear_nomination(pod, detail)
-        if not self.hints:
-            # Classic: the status update moves the pod to activeQ. With queueing hints a
-            # status-only update (UpdatePodOther) matches no plugin's events: it stays.
-            self._wake(self.queue.activate(pod.key, self.world.now))
+        self._wake(self.queue.nomination_cleared(pod.key, self.world.now))
 
     def _on_backoff(self, t: float) -> None:
         self._wakes.discard(t)
@@ -204,46 +141,24 @@ class SchedulerDriver(Actor):
         """Upstream's 30-s ``flushUnschedulablePodsLeftover`` tick (only ticks that move a
         pod are simulated: each pool pod schedules the first tick that would move it)."""
         self._flush_ticks.discard(t)
-        wake = self.queue.flush_leftover(self.world.now)
-        if wake is None:
-            return
-        if self._in_flight is not None:
-            self._moved = True  # a move request during the attempt (moveRequestCycle)
-            self._in_flight_events.append(ClusterEvent(TIMEOUT))
-        self._wake(wake)
+        self._wake(self.queue.flush_leftover_pods(self.world.now))
 
     def _requeue(self, q: QueuedPod) -> None:
-        """A failed attempt: back to the queue, with the pool flush that would move it.
-
-        1.36 (``AddUnschedulableIfNotPresent``): to backoffQ / activeQ when no plugin
-        rejected the pod or an event during the attempt has a Queue hint, else the pool.
-        Classic: to backoffQ when any move request came during the attempt.
-        """
-        now = self.world.now
-        q.failed_version = self.world.version
-        if self.hints:
-            ns = self.cluster.namespace_labels
-            requeue = not q.rejectors or any(
-                worth_requeuing(q.pod, q.rejectors, ev, ns) for ev in self._in_flight_events)
-        else:
-            requeue = self._moved
-        self._wake(self.queue.failed(q, now, requeue))
-        if q.where == "unschedulable":
-            t = leftover_tick(now)
-            if t not in self._flush_ticks:
-                self._flush_ticks.add(t)
-                self.kernel.schedule(t, Priority.BACKOFF, self._on_flush, t)
+        """A failed attempt: back to the queue, with the pool flush that would move it."""
+        wake, flush = self.queue.requeue(q, self.world.now, self.world.version)
+        self._wake(wake)
+        if flush is not None and flush not in self._flush_ticks:
+            self._flush_ticks.add(flush)
+            self.kernel.schedule(flush, Priority.BACKOFF, self._on_flush, flush)
 
     # ---- attempts ----
     def _on_kick(self, _: Any) -> None:
         self._kick_pending = False
-        if self._in_flight is not None:
+        if self.queue.in_flight is not None:
             return
         q = self.queue.pop(self.world.now)
         if q is None:
             return
-        self._in_flight, self._moved = q, False
-        self._in_flight_events = []
         self.attempts += 1
         if self.latency == 0:
             self._on_cycle(q)
@@ -252,7 +167,7 @@ class SchedulerDriver(Actor):
                                  self._on_cycle, q)
 
     def _on_cycle(self, q: QueuedPod) -> None:
-        self._in_flight = None
+        self.queue.attempt_done()
         world = self.world
         pod, t = q.pod, world.now
         rec = world.records[pod.key]
