@@ -2,8 +2,8 @@
 
 A scenario's Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets arrive at their
 ``kubepreempt.io/arrival`` time; their pods are the ones :mod:`kubepreempt.controllers.expand`
-names and labels (shared with ``schedule -f``). The actor reacts to the engine's pod and
-node events and pushes its own timers on the one event heap:
+names and labels (shared with ``schedule -f``). The actor reacts to the world's pod and
+node events and schedules its own timers on the kernel:
 
 * ReplicaSet / Deployment (``manageReplicas``): keeps ``replicas`` active pods; a pod that
   is terminating (preempted, evicted) no longer counts as active (``FilterActivePods``),
@@ -112,14 +112,14 @@ def _job_spec(w: Workload) -> Mapping[str, Any]:
 class Controllers(Actor):
     """The workload controllers of one simulation."""
 
-    def __init__(self, sim: World, plans: list[WorkloadPlan], latency: float = 0.0,
+    def __init__(self, world: World, plans: list[WorkloadPlan], latency: float = 0.0,
                  seed: int = 0) -> None:
         if latency < 0:
             raise InputError(f"--controller-latency must be >= 0, not {latency}")
-        self.sim = sim
+        self.world = world
         self.latency = latency
         self.plans = plans
-        taken = set(sim.cluster.pods) | {p.pod.key for p in sim.scen.pods}
+        taken = set(world.cluster.pods) | {p.pod.key for p in world.scen.pods}
         self.names = Names(seed, taken)
         self.workloads: dict[str, Workload] = {}
         self.owner: dict[str, Workload] = {}  # pod key -> its controller
@@ -131,13 +131,13 @@ class Controllers(Actor):
         replicasets = [p.obj.body for p in plans if p.obj.kind == "ReplicaSet"]
         self._replicasets = replicasets
 
-    # ---- engine hooks ----
+    # ---- the world's hooks ----
     def start(self) -> None:
         """Push every workload's arrival."""
         for plan in self.plans:
             if _owned_by_deployment(plan.obj.body, self.plans):
                 continue  # the Deployment's own ReplicaSet: read for its hash only
-            self.sim.kernel.schedule(plan.arrival, Priority.ARRIVE, self._on_arrive, plan)
+            self.world.kernel.schedule(plan.arrival, Priority.ARRIVE, self._on_arrive, plan)
 
     def on_bound(self, pod: Pod) -> None:
         """A pod bound: an OrderedReady StatefulSet may create its next pod."""
@@ -196,20 +196,20 @@ class Controllers(Actor):
     def _admit_object(self, kind: str, namespace: str, name: str) -> bool:
         """Object-count quota admission of a workload object; a refusal is an event."""
         n = self.objects.get((namespace, kind), 0)
-        refusal = self.sim.cluster.quota.admit_object(kind, namespace, name, n)
+        refusal = self.world.cluster.quota.admit_object(kind, namespace, name, n)
         if refusal is not None:
-            self.sim.record(m.QUOTA_REFUSED, f"{kind}/{namespace}/{name}", None, refusal)
+            self.world.record(m.QUOTA_REFUSED, f"{kind}/{namespace}/{name}", None, refusal)
             return False
         self.objects[(namespace, kind)] = n + 1
         return True
 
     def _on_arrive(self, plan: WorkloadPlan) -> None:
         obj = plan.obj
-        cluster = self.sim.cluster
+        cluster = self.world.cluster
         ns = obj.namespace or "default"
         if not self._admit_object(obj.kind, ns, obj.name):
             return  # the user's create failed: nobody retries it
-        nodes = [n for n in cluster.nodes if n.name not in self.sim.removed_nodes]
+        nodes = [n for n in cluster.nodes if n.name not in self.world.removed_nodes]
         exp: Expansion = expand(obj.body, self.names, nodes=nodes,
                                 replicasets=self._replicasets, source=obj.source)
         for created in exp.created:
@@ -238,17 +238,17 @@ class Controllers(Actor):
 
     def _on_create(self, payload: tuple[Workload, dict[str, Any]]) -> None:
         w, manifest = payload
-        if w.kind == "Job" and self.sim.now < w.next_create:
+        if w.kind == "Job" and self.world.now < w.next_create:
             # failures meanwhile lengthened the back-off: the Job's sync (one per Job, for
             # all its pod events) waits for it
-            self.sim.kernel.schedule(w.next_create, Priority.ARRIVE, self._on_create, payload)
+            self.world.kernel.schedule(w.next_create, Priority.ARRIVE, self._on_create, payload)
             return
         w.flight.pop(manifest["metadata"]["name"], None)
-        sim = self.sim
+        world = self.world
         source = Source(f"{w.source}:{w.kind}/{w.name}", w.created)
-        pod = parse_pod(sim.cluster.runtime_classes.admit(manifest, source), source,
-                        sim.cluster.priority.resolve)
-        refusal = sim.admit(pod)
+        pod = parse_pod(world.cluster.runtime_classes.admit(manifest, source), source,
+                        world.cluster.priority.resolve)
+        refusal = world.admit(pod)
         if refusal is not None:
             self._refused(w, pod, refusal)
             for i, t in enumerate(w.templates):
@@ -256,19 +256,19 @@ class Controllers(Actor):
                     w.taken.discard(i)  # never created: the name is free again
             return
         w.refusals, w.parked = 0, None
-        old = sim.records.get(pod.key)
+        old = world.records.get(pod.key)
         if old is not None:  # a StatefulSet's pod again: keep the old life on record
             n = self.incarnations[pod.key] = self.incarnations.get(pod.key, 0) + 1
-            sim.records[f"{pod.key}~{n}"] = old
+            world.records[f"{pod.key}~{n}"] = old
         raw = RawObject("Pod", manifest, source)
-        plan = PodPlan(pod, sim.now, _time(raw, DURATION, None), _time(raw, EXIT_AFTER, None),
+        plan = PodPlan(pod, world.now, _time(raw, DURATION, None), _time(raw, EXIT_AFTER, None),
                        usage=_usage(raw), admitted=True)
         w.pods[pod.key] = pod
         self.owner[pod.key] = w
         w.created += 1
-        sim.create(plan)
+        world.create(plan)
         if old is not None:
-            sim.records[pod.key].epoch = old.epoch + 1  # stale events of the old pod
+            world.records[pod.key].epoch = old.epoch + 1  # stale events of the old pod
         if w.ordered:
             self.sync(w)
 
@@ -277,9 +277,9 @@ class Controllers(Actor):
 
     # ---- quota refusals ----
     def _refused(self, w: Workload, pod: Pod, message: str) -> None:
-        self.sim.record(m.QUOTA_REFUSED, pod.key, None, message)
+        self.world.record(m.QUOTA_REFUSED, pod.key, None, message)
         if w.parked is None:
-            w.parked = self.sim.now
+            w.parked = self.world.now
         w.refusals += 1
 
     def _unpark(self, namespace: str) -> None:
@@ -289,11 +289,11 @@ class Controllers(Actor):
             if w.namespace != namespace or w.parked is None:
                 continue
             t, step = w.parked, QUEUE_BASE
-            while t < self.sim.now:
+            while t < self.world.now:
                 t += step
                 step = min(step * 2, QUEUE_MAX)
             w.parked = None
-            self.sim.kernel.schedule(t, Priority.ARRIVE, self._on_sync, w)
+            self.world.kernel.schedule(t, Priority.ARRIVE, self._on_sync, w)
 
     # ---- the controllers' sync ----
     def sync(self, w: Workload) -> None:
@@ -313,7 +313,7 @@ class Controllers(Actor):
 
     def _create(self, w: Workload, manifest: dict[str, Any], at: float | None = None) -> None:
         w.flight[manifest["metadata"]["name"]] = manifest
-        self.sim.kernel.schedule(max(self.sim.now + self.latency, at or 0.0), Priority.ARRIVE,
+        self.world.kernel.schedule(max(self.world.now + self.latency, at or 0.0), Priority.ARRIVE,
                                  self._on_create,
                        (w, manifest))
 
@@ -355,11 +355,11 @@ class Controllers(Actor):
                 return  # OrderedReady: wait for this one to be Running (or gone)
 
     def _sync_daemonset(self, w: Workload) -> None:
-        sim = self.sim
+        world = self.world
         have = {p.node_name or _pinned_node(p) for p in w.pods.values()}
         have |= {_pinned_manifest_node(t) for t in w.flight.values()}
-        for node in sorted(sim.cluster.nodes, key=lambda n: n.name):
-            if node.name in sim.removed_nodes or node.name in have:
+        for node in sorted(world.cluster.nodes, key=lambda n: n.name):
+            if node.name in world.removed_nodes or node.name in have:
                 continue
             # NodeShouldRunDaemonPod is checked by the expansion (no pod when it fails)
             exp = expand_daemonset(w.body, self.names, [node])
@@ -394,13 +394,13 @@ class Controllers(Actor):
             self._fail_job(w, "BackoffLimitExceeded")
             return
         delay = min(JOB_BACKOFF * 2 ** (w.failed - 1), JOB_BACKOFF_MAX)
-        w.next_create = max(w.next_create, self.sim.now + delay)
+        w.next_create = max(w.next_create, self.world.now + delay)
 
     def _fail_job(self, w: Workload, reason: str) -> None:
         """The Job failed: its active pods are deleted (pending ones leave the queue)."""
         w.finished = "Failed"
         for pod in list(w.pods.values()):
-            self.sim.delete(pod, f"job failed: {reason}")
+            self.world.delete(pod, f"job failed: {reason}")
 
     def _sync_job(self, w: Workload) -> None:
         if w.finished:
