@@ -14,11 +14,11 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
-from kubepreempt.scheduler.queue.scheduling_queue import CLASSIC, MODES, UPSTREAM, SchedulingQueue
+from kubepreempt.scheduler.queue.priority_queue import PriorityQueue
+from kubepreempt.scheduler.queue.scheduling_queue import CLASSIC, MODES, UPSTREAM
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
 from kubepreempt.sim.autoscaler import Autoscaler, AutoscalerOptions
-from kubepreempt.sim.controllers import Controllers
 from kubepreempt.sim.kernel import Kernel, Priority
 from kubepreempt.sim.kubelet import Kubelet
 from kubepreempt.sim.metrics import Event, PodRecord, Series
@@ -86,6 +86,7 @@ class Simulator:
         # The actors around the scheduler (controllers, autoscaler, Kueue).
         self.actors: list[Actor] = []
         if scenario.workloads:
+            from kubepreempt.sim.controllers import Controllers  # only when there are any
             self.actors.append(Controllers(self.world, scenario.workloads, controller_latency,
                                            seed))
         if autoscale is not None:
@@ -167,7 +168,7 @@ class Simulator:
         return self.world.series
 
     @property
-    def queue(self) -> SchedulingQueue:
+    def queue(self) -> PriorityQueue:
         """The scheduler's queue."""
         return self.scheduler.queue
 
