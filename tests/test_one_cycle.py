@@ -20,7 +20,7 @@ from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.cycle import PREEMPT, SCHEDULED, CycleResult
 from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
-from kubepreempt.sim import engine, load_scenario, simulate
+from kubepreempt.sim import load_scenario, scheduler_driver, simulate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 # Cluster examples with a pending pod to decide (the kubelet ones are about bound pods).
@@ -102,7 +102,7 @@ def test_bench_runner_places_each_pod_where_the_library_decides(path: str) -> No
 def test_simulator_attempts_agree_with_the_materialised_cycle(path, queue,
                                                               monkeypatch) -> None:
     checked, seen = spy(cycle.schedule_one)
-    monkeypatch.setattr(engine, "schedule_one", checked)
+    monkeypatch.setattr(scheduler_driver, "schedule_one", checked)
     result = simulate(load_scenario([path], seed=1), queue=queue)
     assert seen, "the scenario made scheduling attempts"
     # Attempts of a template that just failed on the same state skip the cycle.

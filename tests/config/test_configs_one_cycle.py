@@ -17,7 +17,7 @@ from test_one_cycle import NOW, SCENARIOS, spy
 from kubepreempt import workloads
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.config import parse_scheduler_config
-from kubepreempt.sim import engine, load_scenario, simulate
+from kubepreempt.sim import load_scenario, scheduler_driver, simulate
 
 V1 = "kubescheduler.config.k8s.io/v1"
 
@@ -69,7 +69,7 @@ def test_bench_attempts_agree_under_configurations(conf, name, monkeypatch) -> N
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: Path(p).name)
 def test_simulator_attempts_agree_under_configurations(conf, path, monkeypatch) -> None:
     checked, seen = spy(cycle.schedule_one)
-    monkeypatch.setattr(engine, "schedule_one", checked)
+    monkeypatch.setattr(scheduler_driver, "schedule_one", checked)
     scenario = load_scenario([path], seed=1)
     scenario.cluster.scheduler_config = CONFIGS[conf]()
     simulate(scenario)

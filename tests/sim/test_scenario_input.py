@@ -6,7 +6,7 @@ import pytest
 from helpers import node, pod, run
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.sim.queue import backoff_duration
+from kubepreempt.scheduler.queue.scheduling_queue import backoff_duration
 from kubepreempt.sim.scenario import parse_duration, parse_rate
 
 

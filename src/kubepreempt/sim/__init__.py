@@ -1,8 +1,12 @@
 """Discrete-event simulator: the scheduler and kubelet playing a scenario over time.
 
 * :mod:`.scenario` — scenario files and their timing annotations.
-* :mod:`.queue` — activeQ / backoffQ / unschedulable pool (or the old FIFO).
-* :mod:`.engine` — the heapq event loop that applies scheduling decisions.
+* :mod:`.kernel` — simulated time and the ordered events.
+* :mod:`.world` — the cluster over time and the verbs that change it.
+* :mod:`.actors` — the hooks the world calls; :mod:`.scheduler_driver` (kube-scheduler and
+  its queue, :mod:`kubepreempt.scheduler.queue`), :mod:`.kubelet`, :mod:`.controllers`,
+  :mod:`.autoscaler` and the Kueue actor implement them.
+* :mod:`.engine` — :class:`Simulator`: the kernel, the world and the actors of one run.
 * :mod:`.metrics` — events, per-pod records, summaries.
 * :mod:`.report` — the self-contained HTML report.
 """

@@ -1,15 +1,19 @@
-"""The interface between the engine and the actors around the scheduler.
+"""The interface between the simulated world and the actors in it.
 
-The engine calls these hooks as things happen; an actor reacts by changing the cluster
-through the engine's own methods or by pushing its own timers on the one event heap (after
-registering their kinds in ``Simulator.handlers``). Actors never call one another.
+The world (:class:`kubepreempt.sim.world.World`) calls these hooks as things happen, on
+the scheduler driver, the kubelet and then the actors around them (controllers, the
+Cluster Autoscaler, Kueue); an actor reacts by changing the world through its public
+verbs or by scheduling its own timers on the kernel. Actors never call one another.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubepreempt.api.objects import Node, Pod
+
+if TYPE_CHECKING:
+    from kubepreempt.sim.scenario import PodPlan
 
 
 class Actor:
@@ -17,6 +21,12 @@ class Actor:
 
     def start(self) -> None:
         """Before the first event: push the actor's first timers."""
+
+    def on_created(self, plan: PodPlan) -> None:
+        """The pod of ``plan`` was created and is pending."""
+
+    def on_withdrawn(self, pod: Pod) -> None:
+        """The pending ``pod`` was deleted before it was bound."""
 
     def on_bound(self, pod: Pod) -> None:
         """``pod`` was bound to a node."""

@@ -57,10 +57,12 @@ from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, parse_no
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kernel import Priority
 from kubepreempt.sim.scenario import NodePlan
 
 if TYPE_CHECKING:
-    from kubepreempt.sim.engine import Simulator
+    from kubepreempt.scheduler.queue.scheduling_queue import SchedulingQueue
+    from kubepreempt.sim.world import World
 
 GROUP = "kubepreempt.io/node-group"
 GROUP_MIN = "kubepreempt.io/node-group-min"
@@ -70,9 +72,6 @@ SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 EXPANDERS = ("random", "least-waste", "most-pods", "priority")
 HOSTNAME = "kubernetes.io/hostname"
-# Event order of a scan: after everything else at the same instant (the engine's orders
-# are 0..6), so a scan sees every pod the scheduler tried at that time.
-_SCAN = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +103,7 @@ class NodeGroup:
     removed: int = 0
     peak: int = 0
     node_seconds: float = 0.0
-    _since: float = 0.0  # node_seconds integrated up to here
+    since: float = 0.0  # node_seconds integrated up to here
 
     @property
     def target(self) -> int:
@@ -196,7 +195,8 @@ def _size(pod: Pod, node: Node) -> float:
 class Autoscaler(Actor):
     """The Cluster Autoscaler loop over the simulator's cluster."""
 
-    def __init__(self, sim: Simulator, options: AutoscalerOptions, seed: int = 0) -> None:
+    def __init__(self, world: World, options: AutoscalerOptions, seed: int,
+                 queue: SchedulingQueue) -> None:
         if options.expander not in EXPANDERS:
             raise InputError(f"--expander must be one of {', '.join(EXPANDERS)}, not "
                              f"{options.expander!r}")
@@ -206,12 +206,15 @@ class Autoscaler(Actor):
                 raise InputError(f"{what} must be >= 0, not {v}")
         if not 0 <= options.scale_down_utilization_threshold <= 1:
             raise InputError("--scale-down-utilization-threshold must be within 0..1")
-        self.sim = sim
+        self.world = world
+        # The scheduler's queue: the pods it has tried and not placed (upstream CA reads
+        # their PodScheduled=False condition).
+        self.queue = queue
         self.opt = options
         self.rng = random.Random(seed)
-        self.groups = node_groups([*sim.cluster.nodes, *(p.node for p in sim.scen.nodes)])
+        self.groups = node_groups([*world.cluster.nodes, *(p.node for p in world.scen.nodes)])
         self.group_of: dict[str, NodeGroup] = {}
-        for node in sim.cluster.nodes:
+        for node in world.cluster.nodes:
             g = self.groups.get(node.annotations.get(GROUP, "\0"))
             if g is not None:
                 g.members.add(node.name)
@@ -222,10 +225,9 @@ class Autoscaler(Actor):
         self.deleting: set[str] = set()
         self.last_scale_up = -math.inf
         self.scan_at: float | None = None
-        self._pushed: set[float] = set()  # scan times on the heap
+        self._pushed: set[float] = set()  # scan times scheduled on the kernel
         self.count = 0
         self.series: list[tuple[float, int]] = []
-        sim.handlers.update({"ca-scan": self._on_scan, "ca-ready": self._on_ready})
 
     # ---- hooks: any change may wake the sleeping loop ----
     def start(self) -> None:
@@ -262,7 +264,7 @@ class Autoscaler(Actor):
     def _wake(self) -> None:
         """Run the loop at the next scan tick (a grid of ``scan_interval`` from 0)."""
         step = self.opt.scan_interval
-        t = math.ceil(self.sim.now / step) * step if step else self.sim.now
+        t = math.ceil(self.world.now / step) * step if step else self.world.now
         if self.scan_at is not None and self.scan_at <= t:
             return
         self._schedule(t)
@@ -271,21 +273,22 @@ class Autoscaler(Actor):
         self.scan_at = t
         if t not in self._pushed:
             self._pushed.add(t)
-            self.sim._push(t, _SCAN, "ca-scan", t)
+            # after everything else at the same instant: a scan sees every pod tried then
+            self.world.kernel.schedule(t, Priority.SCAN, self._on_scan, t)
 
     # ---- metrics ----
     def _integrate(self) -> None:
-        now = self.sim.now
+        now = self.world.now
         for g in self.groups.values():
-            g.node_seconds += len(g.members) * (now - g._since)
-            g._since = now
+            g.node_seconds += len(g.members) * (now - g.since)
+            g.since = now
 
     def _record(self) -> None:
-        n = sum(1 for node in self.sim.cluster.nodes if node.name not in self.sim._removed)
-        if self.series and self.series[-1][0] == self.sim.now:
-            self.series[-1] = (self.sim.now, n)
+        n = sum(1 for node in self.world.cluster.nodes if node.name not in self.world.removed_nodes)
+        if self.series and self.series[-1][0] == self.world.now:
+            self.series[-1] = (self.world.now, n)
         else:
-            self.series.append((self.sim.now, n))
+            self.series.append((self.world.now, n))
 
     def metrics(self) -> dict[str, Any]:
         """``metrics.autoscaler``."""
@@ -314,7 +317,7 @@ class Autoscaler(Actor):
         timers = bool(self.unneeded) or any(g.upcoming for g in self.groups.values())
         if acted or timers:
             self._schedule(t + self.opt.scan_interval)
-        elif self.sim.now < self.last_scale_up + self.opt.scale_down_delay_after_add:
+        elif self.world.now < self.last_scale_up + self.opt.scale_down_delay_after_add:
             # only the post-scale-up delay holds scale-down back: look again when it ends
             end = self.last_scale_up + self.opt.scale_down_delay_after_add
             step = self.opt.scan_interval
@@ -322,25 +325,25 @@ class Autoscaler(Actor):
 
     def _free(self) -> dict[str, dict[str, int]]:
         """Free requests per schedulable node, nominated pods counted as placed."""
-        c = self.sim.cluster
+        c = self.world.cluster
         out: dict[str, dict[str, int]] = {}
         for idx, node in enumerate(c.nodes):
-            if node.name in self.sim._removed or node.unschedulable:
+            if node.name in self.world.removed_nodes or node.unschedulable:
                 continue
             out[node.name] = {r: int(c.alloc[idx, j] - c.requested[idx, j])
                               for j, r in enumerate(c.resources)}
-        for rec in self.sim.records.values():
+        for rec in self.world.records.values():
             if rec.phase == "Pending" and rec.nominated_node in out:
                 _take(rec.pod, out[rec.nominated_node])
         return out
 
     def _unschedulable(self) -> list[Pod]:
         """Pods that can trigger scale-up (see the module docstring)."""
-        info = self.sim.queue.info
+        info = self.queue.info
         out = []
         for key, q in info.items():
             pod = q.pod
-            if q.attempts == 0 or self.sim.records[key].phase != "Pending":
+            if q.attempts == 0 or self.world.records[key].phase != "Pending":
                 continue
             if pod.priority < self.opt.expendable_pods_priority_cutoff:
                 continue  # expendable: never causes scale-up
@@ -355,7 +358,7 @@ class Autoscaler(Actor):
         if not pods:
             return False
         free = self._free()
-        nodes = {n.name: n for n in self.sim.cluster.nodes}
+        nodes = {n.name: n for n in self.world.cluster.nodes}
         # upcoming nodes count as there (filterOutSchedulable also sees them)
         slots: list[tuple[Node, dict[str, int]]] = [(nodes[k], v) for k, v in free.items()]
         for g in self.groups.values():
@@ -382,14 +385,13 @@ class Autoscaler(Actor):
             return False
         g, count, helped = self._expand(options)
         g.upcoming += count
-        self.last_scale_up = self.sim.now
+        self.last_scale_up = self.world.now
         self.unneeded.clear()  # upstream resets unneeded tracking on scale-up
         for _ in range(count):
             node = self._new_node(g)
-            from kubepreempt.sim.engine import _NODE
-            self.sim._push(self.sim.now + self.opt.provision_time, _NODE, "ca-ready",
-                           (g, node))
-        self.sim._event(m.SCALE_UP, "", None,
+            self.world.kernel.schedule(self.world.now + self.opt.provision_time, Priority.NODE,
+                                     self._on_ready, (g, node))
+        self.world.record(m.SCALE_UP, "", None,
                         f"group {g.name}: +{count} node(s) for {len(helped)} pod(s)")
         return True
 
@@ -438,7 +440,7 @@ class Autoscaler(Actor):
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _new_node(self, g: NodeGroup) -> Node:
-        taken = set(self.sim.cluster.node_index) | set(self.group_of)
+        taken = set(self.world.cluster.node_index) | set(self.group_of)
         self.count += 1
         name = f"{g.name}-{self.count}"
         while name in taken:
@@ -458,11 +460,11 @@ class Autoscaler(Actor):
         g, node = payload
         g.upcoming -= 1
         g.added += 1
-        self.sim._on_node_add(NodePlan(node, self.sim.now))
+        self.world.add_node(NodePlan(node, self.world.now))
 
     # ---- scale-down ----
     def _utilization(self, idx: int) -> float:
-        c = self.sim.cluster
+        c = self.world.cluster
         out = 0.0
         for r in ("cpu", "memory"):
             j = c.resource_index.get(r)
@@ -473,7 +475,7 @@ class Autoscaler(Actor):
 
     def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
                  budgets: dict[int, int]) -> bool:
-        nodes = {n.name: n for n in self.sim.cluster.nodes}
+        nodes = {n.name: n for n in self.world.cluster.nodes}
         for pod in pods:
             if pod.terminating or _owner_kind(pod) == "DaemonSet":
                 continue
@@ -482,7 +484,7 @@ class Autoscaler(Actor):
             safe = pod.annotations.get(SAFE_TO_EVICT)
             if safe == "false":
                 return False
-            covering = [i for i, pdb in enumerate(self.sim.cluster.pdbs)
+            covering = [i for i, pdb in enumerate(self.world.cluster.pdbs)
                         if pdb.namespace == pod.namespace and pdb.selector is not None
                         and pdb.selector.matches(pod.labels)]
             if safe != "true":
@@ -505,19 +507,19 @@ class Autoscaler(Actor):
         return True
 
     def _scale_down(self) -> bool:
-        now = self.sim.now
+        now = self.world.now
         if now < self.last_scale_up + self.opt.scale_down_delay_after_add:
             self.unneeded.clear()
             return False
-        c = self.sim.cluster
+        c = self.world.cluster
         free = self._free()
-        self.sim._refresh_pdbs()
+        self.world.refresh_pdbs()
         budgets = {i: pdb.disruptions_allowed for i, pdb in enumerate(c.pdbs)}
         size = {g.name: len(g.members) for g in self.groups.values()}
         unneeded: dict[str, float] = {}
         for node in sorted(c.nodes, key=lambda n: n.name):
             g = self.group_of.get(node.name)
-            if g is None or node.name in self.deleting or node.name in self.sim._removed:
+            if g is None or node.name in self.deleting or node.name in self.world.removed_nodes:
                 continue
             if node.annotations.get(SCALE_DOWN_DISABLED) == "true":
                 continue
@@ -552,27 +554,21 @@ class Autoscaler(Actor):
 
     def _remove(self, name: str) -> None:
         """Cordon, evict the node's pods, delete the node once they are gone."""
-        sim, c = self.sim, self.sim.cluster
+        world, c = self.world, self.world.cluster
         idx = c.node_index[name]
-        from dataclasses import replace
-        c.nodes[idx] = replace(c.nodes[idx], unschedulable=True)
-        c.node_changed()
-        sim.version += 1
+        world.cordon(name)
         self.deleting.add(name)
         self.unneeded.pop(name, None)
-        done = sim.now
+        done = world.now
         for pod in list(c.node_pods[idx].values()):
-            sim._signal(pod, sim.now, m.EVICTED, "scale-down")
-            done = max(done, sim._term_at.get(pod.key, sim.now))
-        from kubepreempt.sim.engine import _NODE
-        sim._event(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
-        sim._push(done, _NODE, "ca-delete", name)
-        if "ca-delete" not in sim.handlers:
-            sim.handlers["ca-delete"] = self._on_delete
+            world.signal(pod, world.now, m.EVICTED, "scale-down")
+            done = max(done, world.exit_time(pod.key))
+        world.record(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
+        world.kernel.schedule(done, Priority.NODE, self._on_delete, name)
 
     def _on_delete(self, name: str) -> None:
         g = self.group_of[name]
-        self.sim._on_node_remove(name)  # on_node_removed updates members and the series
+        self.world.remove_node(name)  # on_node_removed updates members and the series
         g.removed += 1
         self.deleting.discard(name)
 

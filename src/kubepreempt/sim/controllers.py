@@ -2,8 +2,8 @@
 
 A scenario's Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets arrive at their
 ``kubepreempt.io/arrival`` time; their pods are the ones :mod:`kubepreempt.controllers.expand`
-names and labels (shared with ``schedule -f``). The actor reacts to the engine's pod and
-node events and pushes its own timers on the one event heap:
+names and labels (shared with ``schedule -f``). The actor reacts to the world's pod and
+node events and schedules its own timers on the kernel:
 
 * ReplicaSet / Deployment (``manageReplicas``): keeps ``replicas`` active pods; a pod that
   is terminating (preempted, evicted) no longer counts as active (``FilterActivePods``),
@@ -56,6 +56,7 @@ from kubepreempt.controllers.expand import (
 from kubepreempt.manifests import RawObject
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kernel import Priority
 from kubepreempt.sim.scenario import (
     CONTROLLER_KINDS,
     DURATION,
@@ -67,7 +68,7 @@ from kubepreempt.sim.scenario import (
 )
 
 if TYPE_CHECKING:
-    from kubepreempt.sim.engine import Simulator
+    from kubepreempt.sim.world import World
 
 __all__ = ["CONTROLLER_KINDS", "Controllers", "WorkloadPlan"]
 DEFAULT_BACKOFF_LIMIT = 6
@@ -111,14 +112,14 @@ def _job_spec(w: Workload) -> Mapping[str, Any]:
 class Controllers(Actor):
     """The workload controllers of one simulation."""
 
-    def __init__(self, sim: Simulator, plans: list[WorkloadPlan], latency: float = 0.0,
+    def __init__(self, world: World, plans: list[WorkloadPlan], latency: float = 0.0,
                  seed: int = 0) -> None:
         if latency < 0:
             raise InputError(f"--controller-latency must be >= 0, not {latency}")
-        self.sim = sim
+        self.world = world
         self.latency = latency
         self.plans = plans
-        taken = set(sim.cluster.pods) | {p.pod.key for p in sim.scen.pods}
+        taken = set(world.cluster.pods) | {p.pod.key for p in world.scen.pods}
         self.names = Names(seed, taken)
         self.workloads: dict[str, Workload] = {}
         self.owner: dict[str, Workload] = {}  # pod key -> its controller
@@ -129,17 +130,14 @@ class Controllers(Actor):
         self.objects: dict[tuple[str, str], int] = {}  # (namespace, kind) -> objects
         replicasets = [p.obj.body for p in plans if p.obj.kind == "ReplicaSet"]
         self._replicasets = replicasets
-        sim.handlers.update({"wl-arrive": self._on_arrive, "wl-create": self._on_create,
-                             "wl-sync": self._on_sync})
 
-    # ---- engine hooks ----
+    # ---- the world's hooks ----
     def start(self) -> None:
         """Push every workload's arrival."""
-        from kubepreempt.sim.engine import _ARRIVE
         for plan in self.plans:
             if _owned_by_deployment(plan.obj.body, self.plans):
                 continue  # the Deployment's own ReplicaSet: read for its hash only
-            self.sim._push(plan.arrival, _ARRIVE, "wl-arrive", plan)
+            self.world.kernel.schedule(plan.arrival, Priority.ARRIVE, self._on_arrive, plan)
 
     def on_bound(self, pod: Pod) -> None:
         """A pod bound: an OrderedReady StatefulSet may create its next pod."""
@@ -198,20 +196,20 @@ class Controllers(Actor):
     def _admit_object(self, kind: str, namespace: str, name: str) -> bool:
         """Object-count quota admission of a workload object; a refusal is an event."""
         n = self.objects.get((namespace, kind), 0)
-        refusal = self.sim.cluster.quota.admit_object(kind, namespace, name, n)
+        refusal = self.world.cluster.quota.admit_object(kind, namespace, name, n)
         if refusal is not None:
-            self.sim._event(m.QUOTA_REFUSED, f"{kind}/{namespace}/{name}", None, refusal)
+            self.world.record(m.QUOTA_REFUSED, f"{kind}/{namespace}/{name}", None, refusal)
             return False
         self.objects[(namespace, kind)] = n + 1
         return True
 
     def _on_arrive(self, plan: WorkloadPlan) -> None:
         obj = plan.obj
-        cluster = self.sim.cluster
+        cluster = self.world.cluster
         ns = obj.namespace or "default"
         if not self._admit_object(obj.kind, ns, obj.name):
             return  # the user's create failed: nobody retries it
-        nodes = [n for n in cluster.nodes if n.name not in self.sim._removed]
+        nodes = [n for n in cluster.nodes if n.name not in self.world.removed_nodes]
         exp: Expansion = expand(obj.body, self.names, nodes=nodes,
                                 replicasets=self._replicasets, source=obj.source)
         for created in exp.created:
@@ -240,18 +238,17 @@ class Controllers(Actor):
 
     def _on_create(self, payload: tuple[Workload, dict[str, Any]]) -> None:
         w, manifest = payload
-        if w.kind == "Job" and self.sim.now < w.next_create:
+        if w.kind == "Job" and self.world.now < w.next_create:
             # failures meanwhile lengthened the back-off: the Job's sync (one per Job, for
             # all its pod events) waits for it
-            from kubepreempt.sim.engine import _ARRIVE
-            self.sim._push(w.next_create, _ARRIVE, "wl-create", payload)
+            self.world.kernel.schedule(w.next_create, Priority.ARRIVE, self._on_create, payload)
             return
         w.flight.pop(manifest["metadata"]["name"], None)
-        sim = self.sim
+        world = self.world
         source = Source(f"{w.source}:{w.kind}/{w.name}", w.created)
-        pod = parse_pod(sim.cluster.runtime_classes.admit(manifest, source), source,
-                        sim.cluster.priority.resolve)
-        refusal = sim.admit(pod)
+        pod = parse_pod(world.cluster.runtime_classes.admit(manifest, source), source,
+                        world.cluster.priority.resolve)
+        refusal = world.admit(pod)
         if refusal is not None:
             self._refused(w, pod, refusal)
             for i, t in enumerate(w.templates):
@@ -259,19 +256,19 @@ class Controllers(Actor):
                     w.taken.discard(i)  # never created: the name is free again
             return
         w.refusals, w.parked = 0, None
-        old = sim.records.get(pod.key)
+        old = world.records.get(pod.key)
         if old is not None:  # a StatefulSet's pod again: keep the old life on record
             n = self.incarnations[pod.key] = self.incarnations.get(pod.key, 0) + 1
-            sim.records[f"{pod.key}~{n}"] = old
+            world.records[f"{pod.key}~{n}"] = old
         raw = RawObject("Pod", manifest, source)
-        plan = PodPlan(pod, sim.now, _time(raw, DURATION, None), _time(raw, EXIT_AFTER, None),
+        plan = PodPlan(pod, world.now, _time(raw, DURATION, None), _time(raw, EXIT_AFTER, None),
                        usage=_usage(raw), admitted=True)
         w.pods[pod.key] = pod
         self.owner[pod.key] = w
         w.created += 1
-        sim._on_arrive(plan)
+        world.create(plan)
         if old is not None:
-            sim.records[pod.key].epoch = old.epoch + 1  # stale events of the old pod
+            world.records[pod.key].epoch = old.epoch + 1  # stale events of the old pod
         if w.ordered:
             self.sync(w)
 
@@ -280,9 +277,9 @@ class Controllers(Actor):
 
     # ---- quota refusals ----
     def _refused(self, w: Workload, pod: Pod, message: str) -> None:
-        self.sim._event(m.QUOTA_REFUSED, pod.key, None, message)
+        self.world.record(m.QUOTA_REFUSED, pod.key, None, message)
         if w.parked is None:
-            w.parked = self.sim.now
+            w.parked = self.world.now
         w.refusals += 1
 
     def _unpark(self, namespace: str) -> None:
@@ -292,12 +289,11 @@ class Controllers(Actor):
             if w.namespace != namespace or w.parked is None:
                 continue
             t, step = w.parked, QUEUE_BASE
-            while t < self.sim.now:
+            while t < self.world.now:
                 t += step
                 step = min(step * 2, QUEUE_MAX)
             w.parked = None
-            from kubepreempt.sim.engine import _ARRIVE
-            self.sim._push(t, _ARRIVE, "wl-sync", w)
+            self.world.kernel.schedule(t, Priority.ARRIVE, self._on_sync, w)
 
     # ---- the controllers' sync ----
     def sync(self, w: Workload) -> None:
@@ -316,9 +312,9 @@ class Controllers(Actor):
             self._sync_daemonset(w)
 
     def _create(self, w: Workload, manifest: dict[str, Any], at: float | None = None) -> None:
-        from kubepreempt.sim.engine import _ARRIVE
         w.flight[manifest["metadata"]["name"]] = manifest
-        self.sim._push(max(self.sim.now + self.latency, at or 0.0), _ARRIVE, "wl-create",
+        self.world.kernel.schedule(max(self.world.now + self.latency, at or 0.0), Priority.ARRIVE,
+                                 self._on_create,
                        (w, manifest))
 
     def _take(self, w: Workload, index: int | None = None) -> dict[str, Any] | None:
@@ -359,11 +355,11 @@ class Controllers(Actor):
                 return  # OrderedReady: wait for this one to be Running (or gone)
 
     def _sync_daemonset(self, w: Workload) -> None:
-        sim = self.sim
+        world = self.world
         have = {p.node_name or _pinned_node(p) for p in w.pods.values()}
         have |= {_pinned_manifest_node(t) for t in w.flight.values()}
-        for node in sorted(sim.cluster.nodes, key=lambda n: n.name):
-            if node.name in sim._removed or node.name in have:
+        for node in sorted(world.cluster.nodes, key=lambda n: n.name):
+            if node.name in world.removed_nodes or node.name in have:
                 continue
             # NodeShouldRunDaemonPod is checked by the expansion (no pod when it fails)
             exp = expand_daemonset(w.body, self.names, [node])
@@ -398,13 +394,13 @@ class Controllers(Actor):
             self._fail_job(w, "BackoffLimitExceeded")
             return
         delay = min(JOB_BACKOFF * 2 ** (w.failed - 1), JOB_BACKOFF_MAX)
-        w.next_create = max(w.next_create, self.sim.now + delay)
+        w.next_create = max(w.next_create, self.world.now + delay)
 
     def _fail_job(self, w: Workload, reason: str) -> None:
         """The Job failed: its active pods are deleted (pending ones leave the queue)."""
         w.finished = "Failed"
         for pod in list(w.pods.values()):
-            self.sim.delete(pod, f"job failed: {reason}")
+            self.world.delete(pod, f"job failed: {reason}")
 
     def _sync_job(self, w: Workload) -> None:
         if w.finished:

@@ -559,3 +559,52 @@ def normalize(raw: np.ndarray) -> np.ndarray:
     # float64 as upstream: MaxNodeScore * (float(s - min) / float(diff)), truncated (the
     # operands are >= 0, so truncation is the floor numpy's cast takes).
     return (MAX_NODE_SCORE * ((raw - lo).astype(np.float64) / float(diff))).astype(np.int64)
+
+
+# ---- queueing hints (EnqueueExtensions) ----------------------------------------------------
+
+from kubepreempt.scheduler.queue.events import (  # noqa: E402
+    NODE_ADD,
+    POD_ADD,
+    POD_DELETE,
+    ClusterEvent,
+    QueueingHint,
+)
+
+
+def _matches_all(terms: Iterable[PodAffinityTerm], other: Pod, ns: NsLabels) -> bool:
+    """Upstream ``podMatchesAllAffinityTerms`` (False for no terms)."""
+    terms = tuple(terms)
+    return bool(terms) and all(term_matches(t, other, ns) for t in terms)
+
+
+def is_schedulable_after_pod_added(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterPodChange`` for an added pod: it matches all the pod's
+    required affinity terms."""
+    aff = pod.affinity
+    return _matches_all(aff.pod_required if aff else (), ev.pod, ns)  # type: ignore[arg-type]
+
+
+def is_schedulable_after_pod_deleted(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterPodChange`` for a deleted pod: it matched all the pod's
+    required anti-affinity terms."""
+    aff = pod.affinity
+    return _matches_all(aff.anti_required if aff else (), ev.pod, ns)  # type: ignore[arg-type]
+
+
+def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterNodeChange``: the node has the topology key of some required
+    (anti-)affinity term."""
+    aff = pod.affinity
+    terms = aff.pod_required if aff else ()
+    anti = aff.anti_required if aff else ()
+    labels = ev.node.labels  # type: ignore[union-attr]
+    return any(t.topology_key in labels for t in (*terms, *anti))
+
+
+def events_to_register() -> dict[str, QueueingHint]:
+    """InterPodAffinity's ``EventsToRegister``: Pod Add / UpdatePodLabel / Delete, Node
+    Add / UpdateNodeLabel."""
+    return {POD_ADD: is_schedulable_after_pod_added,
+            POD_DELETE: is_schedulable_after_pod_deleted,
+            NODE_ADD: is_schedulable_after_node_change}

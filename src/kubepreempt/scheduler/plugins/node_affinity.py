@@ -135,3 +135,23 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
 
         raw = state.cluster_cache(("node-preferred", preferred), weights)[nodes]
         return default_normalize(raw, reverse=False)
+
+
+# ---- queueing hints (EnqueueExtensions) ----------------------------------------------------
+
+from kubepreempt.scheduler.queue.events import (  # noqa: E402
+    NODE_ADD,
+    ClusterEvent,
+    NsLabels,
+    QueueingHint,
+)
+
+
+def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterNodeChange``: Queue if the added node matches the pod."""
+    return matches_node(pod, ev.node)  # type: ignore[arg-type]
+
+
+def events_to_register() -> dict[str, QueueingHint]:
+    """NodeAffinity's ``EventsToRegister``: Node Add / UpdateNodeLabel."""
+    return {NODE_ADD: is_schedulable_after_node_change}

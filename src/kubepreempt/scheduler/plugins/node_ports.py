@@ -31,3 +31,33 @@ class NodePorts(FilterPlugin):
             if other.host_ports and ports_conflict(wanted, other.host_ports):
                 return unschedulable(self.name, ERR_REASON)
         return None
+
+
+# ---- queueing hints (EnqueueExtensions) ----------------------------------------------------
+
+from kubepreempt.api.objects import Pod  # noqa: E402
+from kubepreempt.scheduler.queue.events import (  # noqa: E402
+    NODE_ADD,
+    POD_DELETE,
+    ClusterEvent,
+    NsLabels,
+    QueueingHint,
+)
+
+
+def is_schedulable_after_pod_deleted(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterPodDeleted``: Queue if the deleted pod held a port the pod
+    wants."""
+    assert ev.pod is not None
+    return bool(ev.pod.host_ports) and ports_conflict(pod.host_ports, ev.pod.host_ports)
+
+
+def _always(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """No hint function: the event always queues."""
+    return True
+
+
+def events_to_register() -> dict[str, QueueingHint]:
+    """NodePorts' ``EventsToRegister``: Pod Delete with its hint; Node Add / Update has no
+    hint function, so it always queues."""
+    return {POD_DELETE: is_schedulable_after_pod_deleted, NODE_ADD: _always}

@@ -248,3 +248,36 @@ def _sync(state: CycleState) -> None:
     width = state.cluster.alloc.shape[1]
     if state.request.shape[0] < width:
         state.request = fit_request(state.cluster, state.pod, state.data.get(IGNORED_KEY, ()))
+
+
+# ---- queueing hints (EnqueueExtensions) ----------------------------------------------------
+
+from kubepreempt.scheduler.queue.events import (  # noqa: E402
+    NODE_ADD,
+    POD_DELETE,
+    ClusterEvent,
+    NsLabels,
+    QueueingHint,
+)
+
+
+def is_schedulable_after_pod_event(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterPodEvent``: any deleted pod that was assigned or nominated."""
+    return True
+
+
+def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterNodeChange``: ``isFit`` on an empty NodeInfo of the new node,
+    room for one pod and every request."""
+    assert ev.node is not None
+    alloc = ev.node.allocatable
+    if alloc.get("pods", 0) < 1:
+        return False
+    return all(v <= alloc.get(r, 0) for r, v in pod.requests.items() if v > 0)
+
+
+def events_to_register() -> dict[str, QueueingHint]:
+    """NodeResourcesFit's ``EventsToRegister``: Pod Delete (and scale-down), Node Add /
+    UpdateNodeAllocatable, each with its queueing hint."""
+    return {POD_DELETE: is_schedulable_after_pod_event,
+            NODE_ADD: is_schedulable_after_node_change}

@@ -39,3 +39,28 @@ class NodeUnschedulable(FilterPlugin):
 
 def _unschedulable_mask(cluster) -> np.ndarray:
     return np.fromiter((n.unschedulable for n in cluster.nodes), bool, len(cluster.nodes))
+
+
+# ---- queueing hints (EnqueueExtensions) ----------------------------------------------------
+
+from kubepreempt.api.objects import Pod  # noqa: E402
+from kubepreempt.scheduler.queue.events import (  # noqa: E402
+    NODE_ADD,
+    ClusterEvent,
+    NsLabels,
+    QueueingHint,
+)
+
+_UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+
+
+def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterNodeChange``: Queue if the node is schedulable or the pod
+    tolerates the unschedulable taint."""
+    assert ev.node is not None
+    return not ev.node.unschedulable or tolerates_all(pod.tolerations, _UNSCHEDULABLE_TAINT)
+
+
+def events_to_register() -> dict[str, QueueingHint]:
+    """NodeUnschedulable's ``EventsToRegister``: Node Add."""
+    return {NODE_ADD: is_schedulable_after_node_change}

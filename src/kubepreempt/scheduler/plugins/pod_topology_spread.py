@@ -602,3 +602,43 @@ class PodTopologySpread(PreFilterStatePlugin, ScorePlugin):
         else:
             scores = spread_scores(state.pod, state.cluster, nodes, self._soft(state))
         return np.zeros(nodes.size, np.int64) if scores is None else scores
+
+
+# ---- queueing hints (EnqueueExtensions) ----------------------------------------------------
+
+from kubepreempt.scheduler.queue.events import (  # noqa: E402
+    NODE_ADD,
+    NODE_DELETE,
+    POD_ADD,
+    POD_DELETE,
+    ClusterEvent,
+    NsLabels,
+    QueueingHint,
+)
+
+
+def is_schedulable_after_pod_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterPodChange``: the other pod is in the same namespace
+    (``involvedInTopologySpreading``) and its labels match a hard constraint."""
+    other = ev.pod
+    assert other is not None
+    if other.namespace != pod.namespace:
+        return False
+    return any(c.selector is not None and c.selector.matches(other.labels)
+               for c in pod.spread if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+
+
+def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterNodeChange``: the node has every hard constraint's topology
+    key."""
+    constraints = tuple(c for c in pod.spread if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+    return has_all_keys(ev.node, constraints)  # type: ignore[arg-type]
+
+
+def events_to_register() -> dict[str, QueueingHint]:
+    """PodTopologySpread's ``EventsToRegister``: Pod Add / UpdatePodLabel / Delete, Node
+    Add / Delete / UpdateNodeLabel."""
+    return {POD_ADD: is_schedulable_after_pod_change,
+            POD_DELETE: is_schedulable_after_pod_change,
+            NODE_ADD: is_schedulable_after_node_change,
+            NODE_DELETE: is_schedulable_after_node_change}

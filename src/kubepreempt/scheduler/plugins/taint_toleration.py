@@ -74,3 +74,27 @@ def _prefer_counts(cluster, tolerations) -> np.ndarray:
         (sum(1 for t in n.taints if t.effect == PREFER_NO_SCHEDULE
              and not tolerates_all(tolerations, t)) for n in cluster.nodes),
         np.int64, len(cluster.nodes))
+
+
+# ---- queueing hints (EnqueueExtensions) ----------------------------------------------------
+
+from kubepreempt.api.objects import Pod  # noqa: E402
+from kubepreempt.scheduler.queue.events import (  # noqa: E402
+    NODE_ADD,
+    ClusterEvent,
+    NsLabels,
+    QueueingHint,
+)
+
+
+def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+    """``isSchedulableAfterNodeChange``: Queue if every hard taint of the node is
+    tolerated."""
+    assert ev.node is not None
+    return not any(t.effect in (NO_SCHEDULE, NO_EXECUTE)
+                   and not tolerates_all(pod.tolerations, t) for t in ev.node.taints)
+
+
+def events_to_register() -> dict[str, QueueingHint]:
+    """TaintToleration's ``EventsToRegister``: Node Add / UpdateNodeTaint."""
+    return {NODE_ADD: is_schedulable_after_node_change}

@@ -1,12 +1,10 @@
 """The 1.36 queue's pieces against upstream's formulas: aligned backoff, pop from backoffQ
-(and not from the error backoffQ), the seeded candidate window."""
+(and not from the error backoffQ)."""
 
 from __future__ import annotations
 
-from helpers import node, pod, run
-
 from kubepreempt.api.objects import Pod
-from kubepreempt.sim.queue import CLASSIC, UPSTREAM, SchedulingQueue
+from kubepreempt.scheduler.queue.scheduling_queue import CLASSIC, UPSTREAM, SchedulingQueue
 
 
 def _pod(name: str, priority: int = 0) -> Pod:
@@ -71,19 +69,3 @@ def test_pop_from_backoffq_when_activeq_is_empty() -> None:
     _failed_at(classic, "x", 0.2)
     classic.move_all(0.5)
     assert not classic.ready() and classic.pop(0.5) is None
-
-
-def test_sampled_preemption_is_reproducible_with_a_seed() -> None:
-    # 120 identical nodes, each full with a priority-0 pod: any node is a candidate; the
-    # sampled window starts at a seeded random offset, so the seed decides the node.
-    scen = "".join(node(f"n{i:03d}", 2) + pod(f"r{i:03d}", 2, 0, f"n{i:03d}")
-                   for i in range(120)) + pod("p", 2, 100)
-
-    def victim(seed: int, best: bool | None = None) -> str:
-        r = run(scen, seed=seed, best_candidates=best, until=0)
-        return [e.pod for e in r.events if e.type == "preempted"][0]
-
-    assert victim(1) == victim(1)
-    assert len({victim(s) for s in range(6)}) > 1
-    # Globally best: every candidate ties, the first node wins whatever the seed.
-    assert {victim(s, best=True) for s in range(3)} == {"default/r000"}

@@ -1,4 +1,4 @@
-"""The scheduling queue: activeQ, backoffQ and the unschedulable pool.
+"""The three places pending pods wait: activeQ, backoffQ and the unschedulable pool.
 
 Three modes. ``1.36`` (the default) is kube-scheduler 1.36's ``PriorityQueue``
 (``pkg/scheduler/backend/queue``): as ``classic`` below, plus ``SchedulerPopFromBackoffQ``
@@ -7,7 +7,7 @@ backing off (``activeQueue.unlockedPop``); backoffQ is ordered by the backoff ex
 truncated to the 1 s ordering window, then as activeQ; a pod is backing off while that
 expiry is not before the current window (``backoffQueue.isPodBackingoff``), so the
 backoffQ flush that runs on every whole second releases it one window later. Which pool
-pods an event moves is decided by the caller with queueing hints (``sim/hints.py``).
+pods an event moves is decided by :mod:`.priority_queue` with queueing hints (:mod:`.hints`).
 
 ``classic`` is the design document's queue (seed 000): activeQ pops the highest priority
 first, then the pod that entered the queue first (``QueuedPodInfo.Timestamp``, reset

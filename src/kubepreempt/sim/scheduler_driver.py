@@ -1,0 +1,228 @@
+"""kube-scheduler as an actor of the simulator: its queue, its timers and its attempts.
+
+The scheduler handles one pod at a time; each attempt takes ``latency`` seconds (the pod
+is popped at the start and the decision is taken on the state at the end). Decisions come
+from :func:`kubepreempt.scheduler.cycle.schedule_one`, the same cycle as the library and
+``bench``; this module only applies them to the world.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubepreempt.api.objects import Node, Pod
+from kubepreempt.scheduler.cycle import IGNORED, PREEMPT, SCHEDULED, SKIPPED, schedule_one
+from kubepreempt.scheduler.preemption import Evaluator
+from kubepreempt.scheduler.queue.events import (
+    NODE_ADD,
+    NODE_DELETE,
+    POD_ADD,
+    POD_DELETE,
+    ClusterEvent,
+)
+from kubepreempt.scheduler.queue.priority_queue import PriorityQueue
+from kubepreempt.scheduler.queue.scheduling_queue import FIFO, UPSTREAM, QueuedPod
+from kubepreempt.scheduler.scheduler import Scheduler
+from kubepreempt.sim import metrics as m
+from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kernel import Priority
+from kubepreempt.sim.scenario import PodPlan
+from kubepreempt.sim.world import World
+
+
+class SchedulerDriver(Actor):
+    """Runs kube-scheduler against the world: queues pending pods, pops them one at a
+    time, applies each decision (bind, preempt and nominate, or requeue).
+
+    ``queue``: the queue mode (``1.36``, ``classic`` or ``fifo``); ``best_candidates``
+    False samples as upstream (DryRunPreemption window, percentageOfNodesToScore).
+    """
+
+    def __init__(self, world: World, queue: str, latency: float, best_candidates: bool,
+                 seed: int) -> None:
+        self.world = world
+        self.kernel = world.kernel
+        self.cluster = world.cluster
+        self.nominations = queue != FIFO  # FIFO mode: the old scheduler, no nominations
+        self.hints = queue == UPSTREAM  # queueing hints and async preemption
+        self.queue = PriorityQueue(queue, self.cluster.namespace_labels)
+        self.sched = Scheduler(self.cluster, nominator=world.nominator)
+        self.evaluator: Evaluator | None = None
+        if not best_candidates:
+            self.evaluator = Evaluator(self.sched, sample=True, seed=seed, materialize=False)
+            self.sched.sample_nodes = True  # percentageOfNodesToScore, nextStartNodeIndex
+        self.latency = latency
+        self.attempts = 0
+        # template -> (version its last pod failed at, the plugins that rejected it)
+        self._fail_cache: dict[str, tuple[int, frozenset[str]]] = {}
+        self._wakes: set[float] = set()
+        self._flush_ticks: set[float] = set()  # pending unschedulable-pool flushes
+        self._kick_pending = False
+
+    # ---- the kernel's questions ----
+    def nothing_left(self, pending: int) -> bool:
+        """Only flushes are left on the kernel, and they would retry on the same state."""
+        return pending == len(self._flush_ticks) + (len(self._wakes) if self.hints else 0) \
+            and self.queue.settled(self.world.version)
+
+    def after_event(self, time: float) -> None:
+        """After any event: take the next pod if the scheduler is idle and one is ready."""
+        queue = self.queue
+        if not self._kick_pending and queue.in_flight is None and queue.ready():
+            self._kick_pending = True
+            self.kernel.schedule(time, Priority.KICK, self._on_kick)
+
+    # ---- the world's hooks ----
+    def on_created(self, plan: PodPlan) -> None:
+        if plan.via_kubelet:
+            return  # the kubelet admits it
+        pod = plan.pod
+        nominated = pod.nominated_node_name
+        pod.nominated_node_name = ""
+        if self.nominations and nominated in self.cluster.node_index:
+            self.world.nominate(pod, nominated)  # status.nominatedNodeName is honoured
+        self.queue.add(pod, self.world.now)
+
+    def on_withdrawn(self, pod: Pod) -> None:
+        self.queue.done(pod.key)
+
+    def on_bound(self, pod: Pod) -> None:
+        self.queue.assigned(pod.key)
+        # Upstream AssignedPodAdd: pods waiting on inter-pod (anti-)affinity or hard
+        # topology spread may now fit.
+        self._cluster_event(ClusterEvent(POD_ADD, pod=pod))
+
+    def on_gone(self, pod: Pod, etype: str, phase: str) -> None:
+        self._cluster_event(ClusterEvent(POD_DELETE, pod=pod))
+
+    def on_node_added(self, node: Node) -> None:
+        self._cluster_event(ClusterEvent(NODE_ADD, node=node))
+
+    def on_node_removed(self, name: str) -> None:
+        for pod in self.world.nominator.on_node(name):
+            self._clear_nomination(pod, "node removed")
+        node = self.cluster.nodes[self.cluster.node_index[name]]
+        self._cluster_event(ClusterEvent(NODE_DELETE, node=node))
+
+    def on_ungate(self, key: str) -> None:
+        """``kubepreempt.io/ungate-after``: the pod's scheduling gates are removed."""
+        world = self.world
+        rec = world.records.get(key)
+        if rec is None or rec.phase != "Pending" or not rec.pod.scheduling_gates:
+            return
+        rec.pod.scheduling_gates = ()
+        world.version += 1
+        world.record(m.UNGATED, key)
+        self._wake(self.queue.gates_removed(rec.pod, world.now))
+
+    # ---- queue moves ----
+    def _wake(self, times: list[float] | float | None) -> None:
+        """Wake at these backoffQ flushes (every second) that end backoffs."""
+        if times is None:
+            return
+        for t in (times if isinstance(times, list) else [times]):
+            if t not in self._wakes:
+                self._wakes.add(t)
+                self.kernel.schedule(t, Priority.BACKOFF, self._on_backoff, t)
+
+    def _cluster_event(self, ev: ClusterEvent) -> None:
+        """A cluster event that may make pending pods schedulable."""
+        self._wake(self.queue.on_event(ev, self.world.now))
+
+    def _clear_nomination(self, pod: Pod, detail: str) -> None:
+        self.world.clear_nomination(pod, detail)
+        self._wake(self.queue.nomination_cleared(pod.key, self.world.now))
+
+    def _on_backoff(self, t: float) -> None:
+        self._wakes.discard(t)
+        self.queue.flush_backoff(self.world.now)
+
+    def _on_flush(self, t: float) -> None:
+        """Upstream's 30-s ``flushUnschedulablePodsLeftover`` tick (only ticks that move a
+        pod are simulated: each pool pod schedules the first tick that would move it)."""
+        self._flush_ticks.discard(t)
+        self._wake(self.queue.flush_leftover_pods(self.world.now))
+
+    def _requeue(self, q: QueuedPod) -> None:
+        """A failed attempt: back to the queue, with the pool flush that would move it."""
+        wake, flush = self.queue.requeue(q, self.world.now, self.world.version)
+        self._wake(wake)
+        if flush is not None and flush not in self._flush_ticks:
+            self._flush_ticks.add(flush)
+            self.kernel.schedule(flush, Priority.BACKOFF, self._on_flush, flush)
+
+    # ---- attempts ----
+    def _on_kick(self, _: Any) -> None:
+        self._kick_pending = False
+        if self.queue.in_flight is not None:
+            return
+        q = self.queue.pop(self.world.now)
+        if q is None:
+            return
+        self.attempts += 1
+        if self.latency == 0:
+            self._on_cycle(q)
+        else:
+            self.kernel.schedule(self.world.now + self.latency, Priority.CYCLE,
+                                 self._on_cycle, q)
+
+    def _on_cycle(self, q: QueuedPod) -> None:
+        self.queue.attempt_done()
+        world = self.world
+        pod, t = q.pod, world.now
+        rec = world.records[pod.key]
+        if rec.phase != "Pending":
+            return
+        template = world.plans[pod.key].template
+        cached = self._fail_cache.get(template) if template else None
+        if cached is not None and not pod.nominated_node_name and cached[0] == world.version:
+            # A pod of the same template failed on this very state: same answer, skip.
+            q.rejectors = rec.unschedulable_plugins = cached[1]
+            self._failed(q, "as its template's previous pod")
+            return
+        world.refresh_pdbs()
+        if self.evaluator is not None:
+            self.evaluator.now = t
+        d = schedule_one(self.sched, pod, now=t, evaluator=self.evaluator)
+        if d.result == SCHEDULED:
+            assert d.node_name is not None
+            world.bind(pod, d.node_name, t)
+            return
+        if d.result in (IGNORED, SKIPPED):
+            # Never attempted by kube-scheduler: not requeued.
+            world.record(m.UNSCHEDULABLE, pod.key, None, d.message)
+            return
+        q.rejectors = rec.unschedulable_plugins = d.unschedulable_plugins
+        pre = d.preemption
+        if d.result == PREEMPT:
+            assert pre is not None and d.node_name is not None
+            victims = pre.victims
+            if self.hints:
+                # Async preemption (prepareCandidateAsync): victims already terminating get
+                # no second API call, and when that leaves none the goroutine is never
+                # started, so lower-priority nominations on the node are not cleared.
+                victims = [v for v in victims if not v.terminating]
+            for victim in victims:
+                world.signal(victim, t, m.PREEMPTED, f"by {pod.key}")
+            if self.nominations:
+                if victims or not self.hints:
+                    for other in pre.cleared_nominations:
+                        self._clear_nomination(other, f"lower priority than {pod.key}")
+                world.nominate(pod, d.node_name)
+                world.record(m.NOMINATED, pod.key, d.node_name,
+                             "victims: " + ", ".join(sorted(v.key for v in pre.victims)))
+            self._requeue(q)
+            world.attempt_failed(pod)
+            return
+        if pre is not None and pre.eligible and pod.nominated_node_name:
+            # Upstream: preemption ran and found no node, so the old nomination is cleared.
+            world.clear_nomination(pod, "preemption found no node")
+        if template and not pod.nominated_node_name:
+            self._fail_cache[template] = (world.version, q.rejectors)
+        self._failed(q, d.message if world.keep_timeline else "")
+
+    def _failed(self, q: QueuedPod, detail: str) -> None:
+        self.world.record(m.UNSCHEDULABLE, q.pod.key, q.pod.nominated_node_name or None,
+                          detail)
+        self._requeue(q)
+        self.world.attempt_failed(q.pod)
