@@ -40,7 +40,7 @@ def test_cohort_utilisation_samples_match_plain_recomputation(monkeypatch, versi
         orig(self, names)
         for name, co in self.snap.cohorts.items():
             points = self.cohort_series.get(name)
-            if points and points[-1][0] == self.sim.now:
+            if points and points[-1][0] == self.world.now:
                 assert points[-1][1] == _plain_utilisation(co)
                 checked.append(points[-1][1])
 

@@ -22,7 +22,7 @@ from kubepreempt.sim.autoscaler import Autoscaler, AutoscalerOptions
 from kubepreempt.sim.kernel import Kernel, Priority
 from kubepreempt.sim.kubelet import Kubelet
 from kubepreempt.sim.metrics import Event, PodRecord, Series
-from kubepreempt.sim.scenario import PodPlan, Scenario
+from kubepreempt.sim.scenario import Scenario
 from kubepreempt.sim.scheduler_driver import SchedulerDriver
 from kubepreempt.sim.world import World
 
@@ -80,9 +80,6 @@ class Simulator:
         self.world = World(self.kernel, scenario, keep_timeline)
         self.scheduler = SchedulerDriver(self.world, queue, latency, best_candidates, seed)
         self.kubelet = Kubelet(self.world, node_pressure)
-        # Event kinds by name, kept for the Kueue actor until it moves to public verbs
-        # (``kernel.schedule`` with its own handlers).
-        self.handlers: dict[str, Callable[[Any], None]] = {}
         # The actors around the scheduler (controllers, autoscaler, Kueue).
         self.actors: list[Actor] = []
         if scenario.workloads:
@@ -93,7 +90,7 @@ class Simulator:
             self.actors.append(Autoscaler(self.world, autoscale, seed, self.scheduler.queue))
         if scenario.kueue is not None:
             from kubepreempt.sim.kueue_actor import KueueActor
-            self.actors.append(KueueActor(self, scenario.kueue, kueue_version))
+            self.actors.append(KueueActor(self.world, scenario.kueue, kueue_version))
         self.world.observers = [self.scheduler, self.kubelet, *self.actors]
         self._setup()
 
@@ -179,20 +176,6 @@ class Simulator:
     def delete(self, pod: Pod, detail: str) -> None:
         """Delete a pod (:meth:`World.delete`)."""
         self.world.delete(pod, detail)
-
-    # ---- kept for the Kueue actor until it moves to public verbs ----
-    def _push(self, time: float, order: int, kind: str, payload: Any = None) -> None:
-        """``kernel.schedule(time, order, handler, payload)`` with the handler registered
-        under ``kind`` in :attr:`handlers`."""
-        self.kernel.schedule(time, order, self.handlers[kind], payload)
-
-    def _event(self, etype: str, pod: str, node: str | None = None, detail: str = "") -> None:
-        """:meth:`World.record`."""
-        self.world.record(etype, pod, node, detail)
-
-    def _on_arrive(self, plan: PodPlan) -> None:
-        """:meth:`World.create`."""
-        self.world.create(plan)
 
 
 def simulate(scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,

@@ -56,6 +56,7 @@ from kubepreempt.kueue.scheduler import ASSUMED, nominate_heads, requeue_reason,
 from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.sim.actors import Actor
+from kubepreempt.sim.kernel import Priority
 from kubepreempt.sim.kueue_metrics import kueue_metrics
 from kubepreempt.sim.scenario import (
     ARRIVAL,
@@ -69,7 +70,7 @@ from kubepreempt.sim.scenario import (
 )
 
 if TYPE_CHECKING:
-    from kubepreempt.sim.engine import Simulator
+    from kubepreempt.sim.world import World
 
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 # wait.UntilWithBackoff: 1 ms after the first cycle that admits nothing, doubling to 100 ms.
@@ -107,8 +108,8 @@ class SimWorkload:
 class KueueActor(Actor):
     """Kueue's scheduler, queue manager and Job integration in the simulation."""
 
-    def __init__(self, sim: Simulator, docs: Documents, version: str) -> None:
-        self.sim = sim
+    def __init__(self, world: World, docs: Documents, version: str) -> None:
+        self.world = world
         self.sem = semantics_for(version)
         # Podless (Kueue's own scheduler benchmark, "minimalkueue"): an admitted workload
         # creates no pods and finishes its duration after admission.
@@ -155,15 +156,12 @@ class KueueActor(Actor):
             self._add_workload_objects(obj)
         for obj in jobs:
             self._add_job_objects(obj)
-        sim.handlers["kueue-arrive"] = self._on_arrive
-        sim.handlers["kueue-cycle"] = self._on_cycle
-        sim.handlers["kueue-finish"] = self._on_finish
 
     # ---- input ----
     def _resolve(self, name: str, source: str) -> int:
         if source in ("", WPC_SOURCE) and name in self.inputs.priority_classes:
             return self.inputs.priority_classes[name].value
-        pcs = self.sim.cluster.priority
+        pcs = self.world.cluster.priority
         if source in ("", PC_SOURCE):
             value, _ = pcs.resolve({"priorityClassName": name})
             return value
@@ -185,7 +183,7 @@ class KueueActor(Actor):
         ann = (obj.body.get("metadata") or {}).get("annotations") or {}
         if n == 1 and "kubepreempt.io/rate" not in ann:
             return [(obj.name, start)]
-        times = _arrivals(obj, start, n, self.sim.scen.rng)
+        times = _arrivals(obj, start, n, self.world.scen.rng)
         return [(f"{obj.name}-{i}", t) for i, t in enumerate(times)]
 
     def _add_workload_objects(self, obj: RawObject) -> None:
@@ -243,7 +241,7 @@ class KueueActor(Actor):
         self.workloads[sw.wl.key] = sw
         self.arrivals.append((t, sw))
         if self.started:
-            self.sim._push(t, 2, "kueue-arrive", sw)
+            self.world.kernel.schedule(t, Priority.ARRIVE, self._on_arrive, sw)
 
     def add_workload(self, wl: Workload, arrival: float, duration: float | None) -> None:
         """Add a parsed single-pod-set Workload arriving at ``arrival`` (bulk callers
@@ -256,7 +254,8 @@ class KueueActor(Actor):
         """Push every workload's arrival."""
         self.started = True
         for t, sw in self.arrivals:
-            self.sim._push(t, 2, "kueue-arrive", sw)  # with the pods' arrivals
+            # with the pods' arrivals
+            self.world.kernel.schedule(t, Priority.ARRIVE, self._on_arrive, sw)
 
     def on_bound(self, pod: Pod) -> None:
         """Count running pods; the last one starting is the workload's 'all running'."""
@@ -265,14 +264,14 @@ class KueueActor(Actor):
             return
         sw.running += 1
         if sw.running == sw.count and sw.admissions:
-            sw.admissions[-1]["allRunning"] = self.sim.now
+            sw.admissions[-1]["allRunning"] = self.world.now
 
     def on_gone(self, pod: Pod, etype: str, phase: str) -> None:
         """A workload's pod left: completion, the end of an eviction, or a replacement."""
         sw = self.pod_owner.pop(pod.key, None)
         if sw is None or sw.pods.pop(pod.key, None) is None:
             return
-        if self.sim.records[pod.key].bound_at is not None:
+        if self.world.records[pod.key].bound_at is not None:
             sw.running = max(0, sw.running - 1)
         if sw.state == "evicting":
             if not sw.pods:
@@ -290,7 +289,7 @@ class KueueActor(Actor):
 
     # ---- queues ----
     def _on_arrive(self, sw: SimWorkload) -> None:
-        now = self.sim.now
+        now = self.world.now
         sw.wl.creation = now
         sw.queued_at = now
         self._event("created", sw, f"queue {sw.wl.queue_name}")
@@ -329,7 +328,8 @@ class KueueActor(Actor):
         self.dirty = True
         if not self.cycle_pending:
             self.cycle_pending = True
-            self.sim._push(self._next_tick(self.sim.now), 6, "kueue-cycle", None)
+            self.world.kernel.schedule(self._next_tick(self.world.now), Priority.CYCLE,
+                                           self._on_cycle)
 
     def _next_tick(self, t: float) -> float:
         """When upstream's loop next runs ``schedule`` at or after ``t``.
@@ -368,11 +368,12 @@ class KueueActor(Actor):
         # wait.UntilWithBackoff: no wait after a cycle that admitted, else 1 ms doubling.
         self.backoff = 0.0 if admitted else (
             INITIAL_BACKOFF if self.backoff == 0 else min(self.backoff * 2, MAX_BACKOFF))
-        self.last_cycle = self.sim.now
+        self.last_cycle = self.world.now
         self.spinning = self.queues.has_pending()
         if self.dirty and self.spinning and not self.cycle_pending:
             self.cycle_pending = True
-            self.sim._push(self.sim.now + self.backoff, 6, "kueue-cycle", None)
+            self.world.kernel.schedule(self.world.now + self.backoff, Priority.CYCLE,
+                                       self._on_cycle)
 
     def _root(self, cq: str) -> str:
         st = self.snap.cqs.get(cq)
@@ -393,7 +394,7 @@ class KueueActor(Actor):
             return Entry(old.info, old.assignment, old.targets, reason=old.reason,
                          message=old.message)
         e = nominate(workload_info(sw.wl, sw.cluster_queue), sw.wl.pod_sets, self.snap,
-                     self.inputs.flavors, self.sim.now)
+                     self.inputs.flavors, self.world.now)
         sw.nomination = (key, e)
         return e
 
@@ -417,7 +418,7 @@ class KueueActor(Actor):
 
     # ---- admission, eviction, release ----
     def _admit(self, e: Entry, info: WorkloadInfo) -> None:
-        sw, now = self.workloads[e.key], self.sim.now
+        sw, now = self.workloads[e.key], self.world.now
         wl = sw.wl
         wl.admission_cq = sw.cluster_queue
         wl.conditions = tuple(c for c in wl.conditions
@@ -439,7 +440,8 @@ class KueueActor(Actor):
             sw.flavors.items())))
         if self.podless:
             if sw.duration is not None:
-                self.sim._push(now + sw.duration, 0, "kueue-finish", (sw, len(sw.admissions)))
+                self.world.kernel.schedule(now + sw.duration, Priority.FREE, self._on_finish,
+                                           (sw, len(sw.admissions)))
             return
         self._create_pods(sw, sw.count)
 
@@ -451,14 +453,14 @@ class KueueActor(Actor):
     def _finish(self, sw: SimWorkload) -> None:
         sw.state = "finished"
         sw.wl.conditions = (*sw.wl.conditions, Condition("Finished", "True", "Succeeded", "",
-                                                          self.sim.now))
+                                                          self.world.now))
         self._release(sw)
         self._event("finished", sw, "")
 
     def _issue_preemptions(self, e: Entry) -> int:
         """Evict the targets not already evicted (``IssuePreemptions``)."""
         issued = 0
-        now = self.sim.now
+        now = self.world.now
         preemptor = self.workloads[e.key]
         for t in e.targets:
             victim = self.workloads.get(t.info.key)
@@ -482,10 +484,10 @@ class KueueActor(Actor):
             self.events.append({"time": now, "type": "preempted", "workload": victim.wl.key,
                                 "by": preemptor.wl.key, "reason": t.reason,
                                 "clusterQueue": victim.cluster_queue})
-            self.sim._event("kueue-preempted", victim.wl.key, None,
+            self.world.record("kueue-preempted", victim.wl.key, None,
                             f"by {preemptor.wl.key} ({t.reason})")
             for pod in list(victim.pods.values()):
-                self.sim.delete(pod, f"workload {victim.wl.key} preempted")
+                self.world.delete(pod, f"workload {victim.wl.key} preempted")
             if not victim.pods:  # nothing to wait for: released once the cycle is over
                 self.to_release.append(victim)
             issued += 1
@@ -506,13 +508,13 @@ class KueueActor(Actor):
 
     def _requeue_evicted(self, sw: SimWorkload) -> None:
         sw.state = "pending"
-        sw.queued_at = self.sim.now
+        sw.queued_at = self.world.now
         self._event("requeued", sw, "")
         self._push_active(sw)
 
     # ---- pods ----
     def _create_pods(self, sw: SimWorkload, n: int) -> None:
-        sim = self.sim
+        sim = self.world
         tmpl = sw.template
         spec = copy.deepcopy(tmpl.get("spec") or {})
         selector = dict(spec.get("nodeSelector") or {})
@@ -539,19 +541,19 @@ class KueueActor(Actor):
             pod = parse_pod(body, sw.wl.source, sim.cluster.priority.resolve)
             sw.pods[pod.key] = pod
             self.pod_owner[pod.key] = sw
-            sim._on_arrive(PodPlan(pod, sim.now, sw.duration, sw.exit_after,
+            sim.create(PodPlan(pod, sim.now, sw.duration, sw.exit_after,
                                    template=f"kueue:{sw.wl.key}"))
 
     # ---- records ----
     def _event(self, etype: str, sw: SimWorkload, detail: str) -> None:
-        self.events.append({"time": self.sim.now, "type": etype, "workload": sw.wl.key,
+        self.events.append({"time": self.world.now, "type": etype, "workload": sw.wl.key,
                             "clusterQueue": sw.cluster_queue, "detail": detail})
-        self.sim._event(f"kueue-{etype}", sw.wl.key, None, detail)
+        self.world.record(f"kueue-{etype}", sw.wl.key, None, detail)
 
     def sample(self, names: list[str] | None = None) -> None:
         """Record borrowed quota and weighted share of the ClusterQueues ``names`` (all
         when None) and the utilisation of their cohorts, at changes only."""
-        now = self.sim.now
+        now = self.world.now
         cohorts: dict[str, CohortState] = {}
         for name in (self.snap.cqs if names is None else names):
             st = self.snap.cqs.get(name)
@@ -616,4 +618,4 @@ class KueueActor(Actor):
 
     def metrics(self) -> dict[str, Any]:
         """``metrics.kueue``: per ClusterQueue and cohort figures, preemption cycles."""
-        return {"kueue": kueue_metrics(self, self.sim.now)}
+        return {"kueue": kueue_metrics(self, self.world.now)}

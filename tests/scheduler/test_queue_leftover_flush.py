@@ -11,7 +11,7 @@ from builders import cluster_of, pod
 
 from kubepreempt.api.errors import Source
 from kubepreempt.api.objects import parse_pod
-from kubepreempt.sim.queue import (
+from kubepreempt.scheduler.queue.scheduling_queue import (
     MAX_IN_UNSCHEDULABLE,
     MODES,
     SchedulingQueue,
