@@ -10,6 +10,7 @@ a whole word of the 80-column output too; and no 80-column line may be longer th
 
 from __future__ import annotations
 
+import io
 import re
 import textwrap
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 import typer.main
 
 from kubepreempt.cli import _register_commands, main
+from kubepreempt.text_table import TextTable
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
@@ -263,3 +265,32 @@ def test_a_misspelt_kubepreempt_annotation_names_the_close_one(capsys, tmp_path)
     assert err.startswith(f"warning: {scenario}, document 2: ")
     assert ("unknown annotation kubepreempt.io/duraton, ignored (did you mean "
             "kubepreempt.io/duration?)") in err
+
+
+def _render(table: TextTable, width: int) -> str:
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None).print(table)
+    return out.getvalue()
+
+
+def test_a_table_wraps_at_spaces_then_moves_what_cannot_fit_under_its_row() -> None:
+    table = TextTable("node", "victims", "count")
+    table.add_row("node-0199", "batch/report-1, batch/report-22, batch/report-333", "3")
+    assert _render(table, 200) == (
+        "node       victims                                            count\n"
+        "node-0199  batch/report-1, batch/report-22, batch/report-333  3\n")
+    # 40 columns: the victims wrap after a comma, never inside a name
+    assert _render(table, 40) == (
+        "node       victims                 count\n"
+        "node-0199  batch/report-1,         3\n"
+        "           batch/report-22,\n"
+        "           batch/report-333\n")
+    # 30: the longest victim, the node and the count do not fit side by side
+    assert _render(table, 30) == (
+        "node       count\n"
+        "node-0199  3\n"
+        "  victims: batch/report-1,\n"
+        "    batch/report-22,\n"
+        "    batch/report-333\n")
