@@ -15,8 +15,8 @@ Only a word longer than the whole width is ever folded.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
-from itertools import zip_longest
+from collections.abc import Collection, Iterable, Sequence
+from itertools import combinations, zip_longest
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -62,10 +62,11 @@ class TextTable:
         rows = [[console.render_str(c, highlight=False) for c in row] for row in self.rows]
         natural = [max(_widest_line(t) for t in (h, *(r[i] for r in rows)))
                    for i, h in enumerate(headers)]
-        least = [natural[i] if i in self.keys else
-                 max(_longest_word(t) for t in (h, *(r[i] for r in rows)))
+        content = [max((_longest_word(r[i]) for r in rows), default=0)
+                   for i in range(len(headers))]
+        least = [natural[i] if i in self.keys else max(_longest_word(h), content[i])
                  for i, h in enumerate(headers)]
-        shown = _columns_that_fit(least, self.keys, width)
+        shown = _columns_that_fit(least, content, self.keys, width)
         widths = _shrink({i: natural[i] for i in shown},
                          {i: least[i] for i in shown}, width - GAP * (len(shown) - 1))
         moved = [i for i in range(len(headers)) if i not in widths]
@@ -114,19 +115,28 @@ def _longest_word(text: Text) -> int:
     return max((Text(w).cell_len for w in text.plain.split()), default=0)
 
 
-def _columns_that_fit(least: list[int], keys: Collection[int], width: int) -> list[int]:
+def _columns_that_fit(least: list[int], content: list[int], keys: Collection[int],
+                      width: int) -> list[int]:
     """The columns kept in the table: all of them if their least widths fit ``width``;
-    else without the non-key columns of largest least width, as few as needed (then key
-    columns, if even those do not fit; never the first)."""
-    shown = list(range(len(least)))
+    else without as few non-key columns as will do, those with the longest words (a list
+    of names, a sentence) rather than short figures, the rightmost of equals; if even
+    the key columns do not fit, without key columns too (never the first)."""
+    every = list(range(len(least)))
 
-    def needed() -> int:
+    def needed(shown: Sequence[int]) -> int:
         return sum(least[i] for i in shown) + GAP * (len(shown) - 1)
 
-    movable = sorted((i for i in shown if i != 0),
-                     key=lambda i: (i in keys, -least[i], -i))
-    for i in movable:
-        if needed() <= width:
+    movable = [i for i in every if i != 0 and i not in keys]
+    for k in range(len(movable) + 1):
+        fitting = [moved for moved in combinations(movable, k)
+                   if needed([i for i in every if i not in moved]) <= width]
+        if fitting:
+            best = max(fitting, key=lambda moved: (
+                sorted((content[i] for i in moved), reverse=True), moved))
+            return [i for i in every if i not in best]
+    shown = [i for i in every if i not in movable]
+    for i in sorted(shown[1:], key=lambda i: (-least[i], -i)):
+        if needed(shown) <= width:
             break
         shown.remove(i)
     return shown
