@@ -294,3 +294,42 @@ def test_a_table_wraps_at_spaces_then_moves_what_cannot_fit_under_its_row() -> N
         "  victims: batch/report-1,\n"
         "    batch/report-22,\n"
         "    batch/report-333\n")
+
+
+def test_a_misspelt_annotation_on_a_pod_template_is_named_too(capsys, tmp_path) -> None:
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(textwrap.dedent("""\
+        apiVersion: v1
+        kind: Node
+        metadata: {name: n}
+        status: {allocatable: {cpu: '4', pods: '10'}}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: d}
+        spec:
+          replicas: 1
+          selector: {matchLabels: {app: d}}
+          template:
+            metadata:
+              labels: {app: d}
+              annotations: {kubepreempt.io/duraton: 5m}
+            spec:
+              containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: gated
+          annotations: {kubepreempt.io/ungate-after: 30s}
+        spec:
+          schedulingGates: [{name: example.com/wait}]
+          containers: [{name: c, resources: {requests: {cpu: '1'}}}]
+        """))
+    assert main(["simulate", str(scenario), "-o", "json"]) == 0
+    warnings = capsys.readouterr().err.splitlines()
+    # the template's typo is named; ungate-after, which the simulator reads, is not
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"warning: {scenario}, document 2: ")
+    assert warnings[0].endswith("unknown annotation kubepreempt.io/duraton, ignored (did you "
+                                "mean kubepreempt.io/duration?)")
