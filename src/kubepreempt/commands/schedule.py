@@ -221,7 +221,9 @@ def render(decision: Decision, explain: bool, max_rows: int = 50) -> None:
     limit = max_rows if max_rows > 0 else None
     if decision.scores:
         plugins = sorted({k for s in decision.scores.values() for k in s})
-        table = new_table("node", *plugins, "total", title="Scores of feasible nodes (weighted)")
+        # the total decides: it stays in the table, a plugin's column moves if need be
+        table = new_table("node", *plugins, "total", keys=(0, len(plugins) + 1),
+                          title="Scores of feasible nodes (weighted)")
         ranked = sorted(decision.scores.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
         for node, s in ranked[:limit]:
             table.add_row(node, *(str(s.get(p, 0)) for p in plugins), str(sum(s.values())))
