@@ -47,7 +47,7 @@ def fingerprint(cfg: kueue_bench.KueueBenchConfig, version: str) -> tuple[str, d
     for key in sorted(actor.workloads):
         sw = actor.workloads[key]
         h.update(repr((key, sw.state, sw.admissions, sw.preemptions)).encode())
-    figures = {k: v for k, v in result.items() if k not in ("wallSeconds", "buildSeconds")}
+    figures = {k: v for k, v in result.items() if k not in ("seconds", "buildSeconds")}
     h.update(json.dumps(figures, sort_keys=True).encode())
     return h.hexdigest()[:16], figures
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -132,27 +131,6 @@ def test_a_single_candidate_is_not_decided_by_a_tie_break() -> None:
     two = CandidateMetrics(*(np.array([v, v]) for v in (0, 100, 100, 1, 5.0)),
                            np.array([1, 0]))
     assert pick_one_node(two) == (1, "first node by name")
-
-
-@pytest.mark.parametrize(("args", "names"), [
-    (["evict-rank", "examples/kubelet/seed-2gb-after.yaml", "--node", "node-2gb"],
-     ["default/best-effort", "default/high"]),
-    (["schedule", "examples/basic", "--pod", "shop/checkout", "--explain"],
-     ["jobs/batch-1", "jobs/batch-2", "node-gpu"]),
-    (["kueue", "examples/kueue/classic.yaml", "--workload", "team-a/training", "--explain"],
-     ["team-b/b-job-2", "default-flavor", "ClusterQueue"]),
-    (["simulate", "examples/sim/design-doc-example-4.yaml"], ["PriorityClass", "critical-batch"]),
-])
-def test_tables_fit_80_columns_without_cutting_names(capsys, monkeypatch, args, names) -> None:
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("COLUMNS", "80")
-    code, out, _ = run(capsys, *args)
-    assert code == 0
-    lines = out.splitlines()
-    table_lines = [line for line in lines if re.search(r"\S {2,}\S", line)]
-    assert table_lines and max(len(line.rstrip()) for line in table_lines) <= 80
-    cells = {c for line in table_lines for c in re.split(r"\s{2,}", line.strip())}
-    assert set(names) <= cells
 
 
 def test_piped_output_never_wraps_a_message(capsys, monkeypatch) -> None:

@@ -25,7 +25,7 @@ import typer  # noqa: E402
 
 from kubepreempt import __version__, commands  # noqa: E402
 from kubepreempt.api.errors import InputError  # noqa: E402
-from kubepreempt.cli_common import emit  # noqa: E402
+from kubepreempt.cli_common import emit, reflow  # noqa: E402
 
 app = typer.Typer(
     name="kubepreempt",
@@ -70,6 +70,10 @@ def _register_commands(args: Sequence[str]) -> None:
         register = getattr(module, "register", None)
         if register is not None:
             register(app)
+    for info in app.registered_commands:  # help from the docstring, reflowed
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if doc:
+            info.help = reflow(doc)
 
 
 def _print_version(value: bool) -> None:

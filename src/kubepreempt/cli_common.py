@@ -15,19 +15,22 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 import typer
 
 if TYPE_CHECKING:  # rich is imported only for people: JSON output never loads it
     from rich.console import Console
-    from rich.table import Table
+
+    from kubepreempt.text_table import TextTable
 
 from kubepreempt.api.names import DEFAULT_NAMESPACE, did_you_mean, object_key
 
@@ -93,6 +96,12 @@ def loading(what: str, output: str = TABLE, delay: float = 1.0) -> Iterator[None
         status.stop()
 
 
+def reflow(doc: str) -> str:
+    """A docstring as help text: each paragraph on one line, for the help formatter to
+    wrap at the terminal's width (it keeps a docstring's own line breaks otherwise)."""
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n"))
+
+
 #: Width of piped output: wide enough that no table truncates or folds a name and no
 #: message is hard-wrapped (a terminal's width, or COLUMNS, applies otherwise).
 PIPED_WIDTH = 1000
@@ -100,31 +109,43 @@ PIPED_WIDTH = 1000
 
 def console(stderr: bool = False) -> Console:
     """A rich console for people: COLUMNS when set, else the terminal's width, else (piped)
-    :data:`PIPED_WIDTH`. Plain prints are never hard-wrapped (``soft_wrap``)."""
+    :data:`PIPED_WIDTH`. In a terminal (or at COLUMNS) prose wraps at spaces, so no word
+    is cut at the edge; piped, a message is never hard-wrapped."""
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     cols = os.environ.get("COLUMNS", "")
     width = int(cols) if cols.isdigit() and int(cols) > 0 else (
         None if stream.isatty() else PIPED_WIDTH)
-    return Console(width=width, stderr=stderr, highlight=False, soft_wrap=True)
+    return Console(file=_Trimmed(stream), width=width, highlight=False,
+                   soft_wrap=width == PIPED_WIDTH)
 
 
-def table(*columns: str, keys: tuple[int, ...] = (0,), **kwargs: Any) -> Table:
-    """A table whose key columns (by index; the first by default: the names a user copies
-    into the next command) are never cut; other columns fold long values onto more lines
-    instead of an ellipsis, so the table fits at 80 columns."""
-    # kubectl's plain layout: no borders, two spaces between columns (borders cost 3
-    # columns each, which is what pushes tables past 80).
-    kwargs = {"box": None, "pad_edge": False, "padding": (0, 1), "header_style": "bold",
-              "title_justify": "left", **kwargs}
-    from rich.table import Table
+class _Trimmed:
+    """A text stream that drops the spaces rich leaves at the end of wrapped lines
+    (before a line's closing style codes, in a terminal)."""
 
-    t = Table(**kwargs)
-    for i, col in enumerate(columns):
-        # no_wrap: rich shrinks only the other columns to fit the width.
-        t.add_column(col, overflow="fold", no_wrap=i in keys)
-    return t
+    _TRAILING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)(?=\n)")
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(self._TRAILING.sub(r"\1", text))
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, flush, encoding...
+        return getattr(self.stream, name)
+
+
+def table(*columns: str, keys: tuple[int, ...] = (0,), right: tuple[int, ...] = (),
+          title: str | None = None) -> TextTable:
+    """A kubectl-style table (:class:`~kubepreempt.text_table.TextTable`): its key columns
+    (by index; the first by default: the names a user copies into the next command) are
+    never wrapped, other columns wrap at spaces, and a column that cannot fit moves under
+    its row, so nothing is cut at any width."""
+    from kubepreempt.text_table import TextTable
+
+    return TextTable(*columns, keys=keys, right=right, title=title)
 
 
 #: Status codes in tables (JSON carries upstream's ``Code.String()``: ``Unschedulable``,

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sweep_helpers import comparable, write_sweep
+from sweep_helpers import SWEEP, comparable, write_sweep
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import main
@@ -147,3 +147,46 @@ def test_every_run_failing_still_reports(tmp_path: Path, capsys, monkeypatch) ->
     code, out, _ = run(capsys, "sweep", str(spec), "-j", "1")
     assert code == 1
     assert out.count("failed variant") == 6 and "0 run now" not in out
+
+
+def test_a_misspelt_rank_metric_stops_before_anything_runs(tmp_path: Path, capsys) -> None:
+    spec = write_sweep(tmp_path, {**SWEEP, "sums": {"lostWork": "classes.*.workLost"},
+                                  "rank": {"metric": "lostWrok", "order": "min"}})
+    results = tmp_path / "sweep.results.jsonl"
+    code, out, err = run(capsys, "sweep", str(spec), "-j", "1")
+    assert (code, out) == (2, "")
+    assert err == f"error: {spec}: rank: no run can report metric 'lostWrok' (did you mean " \
+                  "lostWork?)\n"
+    assert not results.exists()  # no run, nothing written
+    code, _, err = run(capsys, "sweep", str(spec), "-j", "1", "--rank", "preemptoins")
+    assert code == 2 and "(did you mean preemptions?)" in err and not results.exists()
+    # a measure misspelt, once a member of its family is known (a class that has pods)
+    code, _, err = run(capsys, "sweep", str(spec), "-j", "1", "--rank",
+                       "utilization.cpuMaen")
+    assert code == 2 and "(did you mean utilization.cpuMean" in err and not results.exists()
+
+
+def test_a_missing_scenario_names_the_sweep_file(tmp_path: Path, capsys) -> None:
+    spec = write_sweep(tmp_path, {**SWEEP, "scenario": "scenaro.yaml"})
+    code, _, err = run(capsys, "sweep", str(spec), "-j", "1")
+    assert code == 2
+    assert err.startswith(f"error: {spec}: scenario: ") and "scenaro.yaml" in err
+
+
+def test_tables_give_units_and_where_the_runs_came_from(tmp_path: Path, capsys,
+                                                        monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    spec = write_sweep(tmp_path, {**SWEEP, "sums": {"lostWork": "classes.*.workLost"}})
+    code, out, _ = run(capsys, "sweep", str(spec), "-j", "1", "--no-progress")
+    assert code == 0
+    assert "workLost by classes, in pod-seconds" in out
+    assert "meanPending by classes, in seconds" in out
+    assert "p95Pending by classes, in seconds" in out
+    assert "preempted by classes\n" in out  # a count: no unit
+    assert "lostWork (pod-seconds)" in out  # a sum of pod-seconds
+    assert "6 runs (2 variants x 3 seeds): 6 run now on this process, 0 failed" in out
+    code, out, _ = run(capsys, "sweep", str(spec), "-j", "1", "--no-progress")
+    assert code == 0
+    assert (f"6 runs (2 variants x 3 seeds): all 6 from the results file "
+            f"{tmp_path / 'sweep.results.jsonl'}, 0 failed") in out
+    assert "worker" not in out.splitlines()[-1]

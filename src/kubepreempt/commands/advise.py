@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
@@ -20,6 +21,7 @@ from kubepreempt.cli_common import (
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
+from kubepreempt.commands.schedule import nothing_to_place
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
@@ -66,6 +68,7 @@ def register(app: typer.Typer) -> None:
         with loading("reading the cluster", output):
             cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config)
+        notes: list[str] = []
         if pod is not None:
             target = resolve_pod(cluster, qualify(pod))
             workloads = [(f"Pod/{target.key}", [target], False)]
@@ -77,6 +80,9 @@ def register(app: typer.Typer) -> None:
             workloads = [(key, pods, ordered) for key, pods, ordered, _ in expanded]
             if not workloads:
                 raise InputError("no Pod or workload to advise on", Source(", ".join(new or [])))
+            notes = nothing_to_place(docs, WORKLOAD_KINDS)
+            if notes and not any(pods for _, pods, _ in workloads):
+                raise InputError("; ".join(notes))
             subject = ", ".join(key for key, _, _ in workloads)
         template = node_like(cluster, like) if like else (
             parse_shape(shape, label or (), taint or ()) if shape else None)
@@ -84,7 +90,7 @@ def register(app: typer.Typer) -> None:
         if output in DATA_OUTPUTS:
             emit({**result.to_json(), "seed": seed}, output)
         else:
-            render(result)
+            render(result, notes)
 
 
 def _outcome_text(o: dict[str, Any]) -> str:
@@ -100,10 +106,12 @@ def _outcome_text(o: dict[str, Any]) -> str:
     return text
 
 
-def render(a: Advice) -> None:
-    """The readable report."""
+def render(a: Advice, notes: Sequence[str] = ()) -> None:
+    """The readable report (``notes``: the workloads asked for no pods)."""
     console = new_console()
     console.print(f"[bold]{a.subject}[/] ({a.pods} pod(s))")
+    for note in notes:
+        console.print(note, markup=False)
     console.print(f"As it is (priority {a.current['priority']}): {_outcome_text(a.current)}")
     p = a.priority
     if p["lowestValue"] is None:

@@ -119,7 +119,7 @@ def register(app: typer.Typer) -> None:
             if output in DATA_OUTPUTS:
                 emit(kresult, output)
             else:
-                kueue_bench.render(kresult)
+                kueue_bench.render(kresult, new_console())
             return
         if not scale > 0:
             fail_input("--scale must be positive")

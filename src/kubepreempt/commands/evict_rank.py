@@ -24,7 +24,7 @@ def render(rank: EvictionRanking, console: Console | None = None) -> None:
     r = rank.resource
     table = new_table("#", "pod", "priority", "qos", "request", "usage", "usage - request",
                       "note", keys=(0, 1, 3), title=f"eviction order on {rank.node} under "
-                      f"{r} pressure", title_justify="left")
+                      f"{r} pressure")
     for i, p in enumerate(rank.ranked, 1):
         usage = "no metrics" if p.usage is None else format_amount(r, p.usage)
         above = "" if p.above_request is None else (

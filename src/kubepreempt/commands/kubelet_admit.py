@@ -34,7 +34,7 @@ def render(res: AdmissionResult, console: Console | None = None) -> None:
                   + (" (critical pod)" if res.critical else " (not a critical pod)"))
     if res.failures:
         table = new_table("reason", "requested", "used", "capacity", "shortfall",
-                          title="admission failures", title_justify="left")
+                          title="admission failures")
         for f in res.failures:
             if f.insufficient:
                 amounts = (f.requested, f.used, f.capacity, f.amount)
@@ -46,10 +46,9 @@ def render(res: AdmissionResult, console: Console | None = None) -> None:
         console.print("shortfall to free: " + ", ".join(str(r) for r in res.shortfall))
     if res.steps:
         steps = new_table("QoS step", "candidates", "others gone", "needed",
-                          "chosen", keys=(0, 4), title="victim selection, by QoS class",
-                          title_justify="left")
+                          "chosen", keys=(0, 4), title="victim selection, by QoS class")
         for step in res.steps:
-            steps.add_row(step.qos, "\n".join(step.candidates) or "-",
+            steps.add_row(step.qos, ", ".join(step.candidates) or "-",
                           str(len(step.assumed_gone)),
                           ", ".join(str(r) for r in step.needed) or "nothing",
                           "\n".join(step.chosen) or "-")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # rich is imported only when a table is printed
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
+    DEFAULT_NAMESPACE,
     DEFAULT_SEED,
     TABLE,
     emit,
@@ -34,7 +36,7 @@ from kubepreempt.decide import (
     schedule,
 )
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
-from kubepreempt.manifests import load_documents
+from kubepreempt.manifests import Documents, load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE
@@ -115,14 +117,34 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
     if output in DATA_OUTPUTS:
         emit({**result.to_json(explain=explain), "seed": seed}, output)
     else:
-        render_what_if(result, explain, max_rows)
+        render_what_if(result, explain, max_rows, nothing_to_place(docs, WORKLOAD_KINDS))
 
 
-def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50) -> None:
-    """Readable output: one row per pod, then the summary."""
+def nothing_to_place(docs: Documents, kinds: Iterable[str]) -> list[str]:
+    """``Deployment/shop/z has replicas: 0; nothing to place``, for each workload of
+    ``kinds`` in ``docs`` asked for no pods (``replicas: 0``, a Job's ``parallelism: 0``)."""
+    notes = []
+    for kind in kinds:
+        for o in docs.of(kind):
+            spec = o.body.get("spec")
+            field = "parallelism" if kind == "Job" else "replicas"
+            if isinstance(spec, Mapping) and spec.get(field) == 0:
+                notes.append(f"{kind}/{o.namespace or DEFAULT_NAMESPACE}/{o.name} has "
+                             f"{field}: 0; nothing to place")
+    return notes
+
+
+def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50,
+                   notes: Sequence[str] = ()) -> None:
+    """Readable output: one row per pod, then the summary (``notes`` alone when no pod
+    was created: an empty table says nothing)."""
     console = new_console()
+    if not result.placements and not result.rejected_objects and notes:
+        for note in notes:
+            console.print(note, markup=False)
+        return
     table = new_table("pod", "workload", "priority", "result", "node", "victims / why pending",
-                      title="New pods, in the order the scheduler takes them")
+                      keys=(0, 1, 4), title="New pods, in the order the scheduler takes them")
     for p in result.placements:
         detail = ", ".join(v.key for v in p.victims) if p.victims else p.message
         outcome = p.result
@@ -149,6 +171,8 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50) -> None:
         console.print(table)
     for r in s["rejectedObjects"]:
         console.print(f"Not created: {r['object']}: {r['message']}", highlight=False)
+    for note in notes:
+        console.print(note, markup=False)
     if s["clearedNominations"]:
         console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
     if explain:
@@ -185,8 +209,11 @@ def render(decision: Decision, explain: bool, max_rows: int = 50) -> None:
         if explain and decision.message:
             console.print(f"Filters: {decision.message}", markup=False)
     else:
-        console.print(f"[red]{decision.pod}[/] cannot be scheduled: ", end="")
-        console.print(decision.message, markup=False)
+        from rich.text import Text
+
+        # One print, so the sentence wraps as one (the message is not markup).
+        console.print(Text.assemble((decision.pod, "red"), " cannot be scheduled: ",
+                                    decision.message))
     if decision.profile not in (None, "default-scheduler"):
         console.print(f'Decided by the scheduler profile "{decision.profile}".')
     if not explain:
@@ -194,7 +221,9 @@ def render(decision: Decision, explain: bool, max_rows: int = 50) -> None:
     limit = max_rows if max_rows > 0 else None
     if decision.scores:
         plugins = sorted({k for s in decision.scores.values() for k in s})
-        table = new_table("node", *plugins, "total", title="Scores of feasible nodes (weighted)")
+        # the total decides: it stays in the table, a plugin's column moves if need be
+        table = new_table("node", *plugins, "total", keys=(0, len(plugins) + 1),
+                          title="Scores of feasible nodes (weighted)")
         ranked = sorted(decision.scores.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
         for node, s in ranked[:limit]:
             table.add_row(node, *(str(s.get(p, 0)) for p in plugins), str(sum(s.values())))
@@ -203,7 +232,7 @@ def render(decision: Decision, explain: bool, max_rows: int = 50) -> None:
     pre = decision.preemption
     if pre is not None and pre.candidates:
         table = new_table("node", "victims", "PDB viol.", "top prio", "prio sum",
-                          "count", "earliest start", keys=(0, 1),
+                          "count", "earliest start",
                           title="Preemption candidates")
         cands = sorted(pre.candidates, key=lambda c: c.node)
         for c in cands[:limit]:

@@ -15,9 +15,10 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 
 from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, output_option
+from kubepreempt.cli_common import console as new_console
+from kubepreempt.cli_common import table as new_table
 from kubepreempt.sweep import (
     DaskBackend,
     PoolBackend,
@@ -28,7 +29,8 @@ from kubepreempt.sweep import (
     load_sweep,
     run_sweep,
 )
-from kubepreempt.sweep.display import cell, families, fmt, interval
+from kubepreempt.sweep.display import cell, families, fmt, interval, labelled, unit
+from kubepreempt.text_table import TextTable
 
 
 def register(app: typer.Typer) -> None:
@@ -84,7 +86,8 @@ def register(app: typer.Typer) -> None:
         progress = _Progress(enabled=not no_progress)
         try:
             result = run_sweep(spec, backend, results=results, fresh=fresh,
-                               on_start=progress.start, on_result=progress.advance)
+                               on_start=progress.start, on_result=progress.advance,
+                               rank_by=by)
         except KeyboardInterrupt:
             progress.stop()
             Console(stderr=True).print(
@@ -105,7 +108,7 @@ def register(app: typer.Typer) -> None:
         else:
             render(result, patterns, by, ranked)
             if report:
-                Console().print(f"Report written to {report}")
+                new_console().print(f"Report written to {report}")
         if result.failures:
             raise typer.Exit(1)
 
@@ -148,13 +151,10 @@ class _Progress:
             self.bar = None
 
 
-def _table(*columns: str, title: str = "") -> Table:
-    """Variant names wrap (never cut short); figures stay on one line."""
-    table = Table(title=title or None)
-    table.add_column("variant", overflow="fold", ratio=1)
-    for col in columns:
-        table.add_column(col, no_wrap=True, justify="right")
-    return table
+def _table(*columns: str, title: str = "") -> TextTable:
+    """Variant names (the key) never cut; figures aligned right."""
+    return new_table("variant", *columns, right=tuple(range(1, len(columns) + 1)),
+                     title=title or None)
 
 
 def render(result: SweepResult, patterns: list[str], by: RankBy | None,
@@ -162,9 +162,10 @@ def render(result: SweepResult, patterns: list[str], by: RankBy | None,
     """Per metric family a table of variants (mean ± CI half-width), the ranking, failures.
 
     ``classes.<class>.<measure>`` metrics make one table per measure with a column per
-    class, so variant names (rows) and class names (columns) both stay readable.
+    class, so variant names (rows) and class names (columns) both stay readable. Figures
+    with a unit say it: in a table's title, or after a metric's name.
     """
-    console = Console()
+    console = new_console()
     spec = result.spec
     summaries = result.summaries()
     pct = f"{result.confidence * 100:g}%"
@@ -176,20 +177,23 @@ def render(result: SweepResult, patterns: list[str], by: RankBy | None,
             singles.append(members[0][1])
             continue
         group, _, measure = family.partition(".*.")
-        table = _table(*(m for m, _ in members), title=f"{measure} by {group}")
+        in_unit = unit(members[0][1], spec.sums)
+        table = _table(*(m for m, _ in members), title=f"{measure} by {group}"
+                       + (f", in {in_unit}" if in_unit else ""))
         for v in spec.variants:
             table.add_row(v.name, *(cell(summaries[v.name].get(n)) for _, n in members))
         console.print(table)
     for start in range(0, len(singles), 4):
         names = singles[start:start + 4]
-        table = _table(*names)
+        table = _table(*(labelled(n, spec.sums) for n in names))
         for v in spec.variants:
             table.add_row(v.name, *(cell(summaries[v.name].get(n)) for n in names))
         console.print(table)
     if ranked is not None and by is not None:
         best = "lowest" if by.order == "min" else "highest"
-        rt = Table("rank", "variant", "mean", f"{pct} CI", "n", "overlaps best",
-                   title=f"Ranking on {by.metric} ({best} first)")
+        rt = new_table("rank", "variant", "mean", f"{pct} CI", "n", "overlaps best",
+                       keys=(0, 1), right=(0, 2, 3, 4),
+                       title=f"Ranking on {labelled(by.metric, spec.sums)} ({best} first)")
         for r in ranked:
             est = r.estimate
             rt.add_row(str(r.rank), r.variant, fmt(est.mean), interval(est), str(est.n),
@@ -199,6 +203,13 @@ def render(result: SweepResult, patterns: list[str], by: RankBy | None,
         console.print(f"[red]failed[/] variant {variant!r}, seed {seed}: {error}",
                       highlight=False)
     console.print(f"{spec.runs} runs ({len(spec.variants)} variants x {len(spec.seeds)} "
-                  f"seeds): {result.ran} run now on {result.backend}, {result.reused} from "
-                  f"{result.results_path}, {len(result.failures)} failed; "
+                  f"seeds): {_provenance(result)}, {len(result.failures)} failed; "
                   f"{result.elapsed:.1f} s.", highlight=False)
+
+
+def _provenance(result: SweepResult) -> str:
+    """Where the runs came from; a backend is named only when it ran something."""
+    if not result.ran:
+        return f"all {result.reused} from the results file {result.results_path}"
+    ran = f"{result.ran} run now on {result.backend}"
+    return ran + (f", {result.reused} from {result.results_path}" if result.reused else "")

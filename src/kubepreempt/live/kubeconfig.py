@@ -46,6 +46,11 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise InputError(f"cannot read kubeconfig: {exc.strerror}", Source(str(path))) \
             from None
+    except yaml.MarkedYAMLError as exc:  # where and what, in one line (no YAML excerpt)
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise InputError(f"{where}{exc.problem or exc.context or 'malformed YAML'}",
+                         Source(str(path))) from None
     except yaml.YAMLError as exc:
         raise InputError(f"malformed kubeconfig YAML: {exc}", Source(str(path))) from None
     if data is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubepreempt.kueue.objects import Workload, parse_workload
 from kubepreempt.kueue.semantics import Semantics
@@ -22,6 +22,9 @@ from kubepreempt.manifests import Documents, RawObject, Source
 from kubepreempt.sim.engine import Simulator
 from kubepreempt.sim.kueue_actor import KueueActor
 from kubepreempt.sim.scenario import build_scenario
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +169,7 @@ def run(cfg: KueueBenchConfig, version: str = "current") -> dict[str, Any]:
         "workloads": len(actor.workloads), "clusterQueues": cfg.cohorts * cfg.queues,
         "admitted": sum(len(v) for v in classes.values()),
         "cycles": actor.cycles, "events": res.processed,
-        "wallSeconds": round(wall, 3), "buildSeconds": round(built - started, 3),
+        "seconds": round(wall, 3), "buildSeconds": round(built - started, 3),
         "simulatedMakespanMs": round(res.end * 1000),
         "upstream": {"wallMsAverage": cfg.upstream_wall_ms, "maxWallMs": cfg.max_wall_ms},
         "clusterQueueClassMinUsage": {"cq": {"valuePct": round(usage_pct, 1),
@@ -182,13 +185,12 @@ def run(cfg: KueueBenchConfig, version: str = "current") -> dict[str, Any]:
     return out
 
 
-def render(result: dict[str, Any]) -> None:
+def render(result: dict[str, Any], console: Console) -> None:
     """The figures upstream's rangespec.yaml checks, next to its ranges."""
-    from rich.console import Console
-    from rich.table import Table
+    from kubepreempt.text_table import TextTable
 
-    table = Table("figure", "simulated", "upstream range", "within",
-                  title=f"{result['benchmark']} (Kueue {result['kueueVersion']})")
+    table = TextTable("figure", "simulated", "upstream range", "within",
+                      title=f"{result['benchmark']} (Kueue {result['kueueVersion']})")
     up = result["upstream"]
     table.add_row("makespan (ms)", str(result["simulatedMakespanMs"]),
                   f"<= {up['maxWallMs']} (upstream average {up['wallMsAverage']:.0f})",
@@ -200,8 +202,8 @@ def render(result: dict[str, Any]) -> None:
         table.add_row(f"{name}: mean time to admission (ms)", str(wc["avgTimeToAdmissionMs"]),
                       f"<= {wc['upstreamMaxAvgMs']}",
                       _yes(wc["avgTimeToAdmissionMs"] <= wc["upstreamMaxAvgMs"]))
-    table.add_row("wall time of this run (s)", str(result["wallSeconds"]), "", "")
-    Console().print(table)
+    table.add_row("wall time of this run (s)", str(result["seconds"]), "", "")
+    console.print(table)
 
 
 def _yes(ok: bool) -> str:

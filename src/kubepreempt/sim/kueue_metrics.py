@@ -124,14 +124,14 @@ def kueue_metrics(actor: KueueRecords, end: float) -> dict[str, Any]:
 
 def render_kueue(k: dict[str, Any], console: Any) -> None:
     """Per-ClusterQueue table and the preemption loops, for ``simulate``'s table output."""
-    from rich.table import Table
+    from kubepreempt.text_table import TextTable  # drawn like every other table
 
     def secs(v: float | None) -> str:
         return "-" if v is None else f"{v:.1f}"
 
-    table = Table("ClusterQueue", "workloads", "admissions", "finished", "pending",
-                  "preempted", "mean wait (s)", "p95 wait (s)", "all pods running (s)",
-                  title="Kueue per ClusterQueue (waits: queued to admitted)")
+    table = TextTable("ClusterQueue", "workloads", "admissions", "finished", "pending",
+                      "preempted", "mean wait (s)", "p95 wait (s)", "all pods running (s)",
+                      title="Kueue per ClusterQueue (waits: queued to admitted)")
     for name, q in k["clusterQueues"].items():
         table.add_row(name, str(q["workloads"]), str(q["admitted"]), str(q["finished"]),
                       str(q["pending"]), str(q["preempted"]), secs(q["meanAdmissionWait"]),

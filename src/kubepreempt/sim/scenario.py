@@ -37,9 +37,9 @@ import math
 import random
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TextIO
+from typing import Any, TextIO
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
@@ -68,7 +68,7 @@ CONTROLLER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet
 #: Every annotation the simulator reads; another ``kubepreempt.io/`` one is a warning (a
 #: typo like ``kubepreempt.io/arival`` would otherwise silently do nothing).
 KNOWN_ANNOTATIONS = frozenset({ARRIVAL, DURATION, EXIT_AFTER, REMOVAL, REPLICAS, INTERVAL,
-                               RATE, *USAGE.values(),
+                               RATE, UNGATE_AFTER, *USAGE.values(),
                                # sim/autoscaler.py's node groups
                                *(PREFIX + n for n in ("node-group", "node-group-min",
                                                       "node-group-max",
@@ -267,13 +267,15 @@ def load_scenario(paths: Iterable[str], seed: int | None = None,
 
 
 def warn_unknown_annotations(docs: Documents, stream: TextIO | None = None) -> None:
-    """One warning line naming the ``kubepreempt.io/`` annotations nothing reads."""
+    """One warning line naming the ``kubepreempt.io/`` annotations nothing reads (on an
+    object or on a workload's pod template)."""
     unknown: dict[str, str] = {}
     for objs in docs.by_kind.values():
         for obj in objs:
-            meta = obj.body.get("metadata")
-            notes = meta.get("annotations") if isinstance(meta, Mapping) else None
-            if isinstance(notes, Mapping):
+            for meta in _metadata_and_templates(obj.body):
+                notes = meta.get("annotations")
+                if not isinstance(notes, Mapping):
+                    continue
                 for key in notes:
                     if (isinstance(key, str) and key.startswith(PREFIX)
                             and key not in KNOWN_ANNOTATIONS):
@@ -282,6 +284,23 @@ def warn_unknown_annotations(docs: Documents, stream: TextIO | None = None) -> N
         hint = difflib.get_close_matches(key, sorted(KNOWN_ANNOTATIONS), n=1)
         print(f"warning: {where}: unknown annotation {key}, ignored"
               + (f" (did you mean {hint[0]}?)" if hint else ""), file=stream or sys.stderr)
+
+
+def _metadata_and_templates(body: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """An object's metadata, its pod template's, and a CronJob's Job template's and pod
+    template's: where the simulator reads annotations."""
+
+    def at(*path: str) -> Any:
+        node: Any = body
+        for key in path:
+            node = node.get(key) if isinstance(node, Mapping) else None
+        return node
+
+    for node in (body, at("spec", "template"), at("spec", "jobTemplate"),
+                 at("spec", "jobTemplate", "spec", "template")):
+        meta = node.get("metadata") if isinstance(node, Mapping) else None
+        if isinstance(meta, Mapping):
+            yield meta
 
 
 def build_scenario(docs: Documents, seed: int | None = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kubepreempt.sweep.stats import Estimate
 
@@ -48,3 +48,29 @@ def families(names: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
             family, member = name, ""
         out.setdefault(family, []).append((member, name))
     return out
+
+
+#: Units of the simulator's metrics, by measure (the last part of a metric's name);
+#: counts and fractions have none.
+UNITS = {
+    "workLost": "pod-seconds",  # run time of preempted or evicted pods, lost
+    "meanPending": "seconds", "p95Pending": "seconds", "end": "seconds",
+    "meanAdmissionWait": "seconds", "p95AdmissionWait": "seconds",
+    "meanTimeToAllPodsRunning": "seconds",
+    "nodeSeconds": "node-seconds",
+}
+
+
+def unit(name: str, sums: Mapping[str, Sequence[str]] | None = None) -> str | None:
+    """The unit of metric ``name``: its measure's; for a sum (``sums``), the unit its
+    metrics share (None when they have none or differ)."""
+    if sums and name in sums:
+        members = {UNITS.get(p.rsplit(".", 1)[-1]) for p in sums[name]}
+        return members.pop() if len(members) == 1 else None
+    return UNITS.get(name.rsplit(".", 1)[-1])
+
+
+def labelled(name: str, sums: Mapping[str, Sequence[str]] | None = None) -> str:
+    """``name (unit)``, or just ``name`` for a metric without a unit."""
+    u = unit(name, sums)
+    return f"{name} ({u})" if u else name

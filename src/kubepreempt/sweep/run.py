@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
+from kubepreempt.api.names import did_you_mean
 from kubepreempt.manifests import Documents, load_documents
 from kubepreempt.sim import build_scenario, simulate
 from kubepreempt.sweep.backends import Backend, Task
@@ -21,6 +22,7 @@ from kubepreempt.sweep.stats import (
     Estimate,
     Ranked,
     add_sums,
+    flatten,
     rank,
     select,
     summarize_variant,
@@ -50,7 +52,10 @@ def plan(spec: SweepSpec) -> Plan:
     Bad edits, scenarios or options are :class:`InputError` naming the sweep file and the
     variant, before anything runs.
     """
-    base = load_documents(spec.scenario)
+    try:
+        base = load_documents(spec.scenario)
+    except InputError as exc:  # name the sweep file that refers to the scenario
+        raise InputError(f"scenario: {exc}", Source(spec.path)) from None
     payloads: dict[str, Payload] = {}
     fingerprints: dict[str, str] = {}
     for i, variant in enumerate(spec.variants):
@@ -70,6 +75,56 @@ def plan(spec: SweepSpec) -> Plan:
         payloads[variant.name] = (docs, dict(variant.options))
         fingerprints[variant.name] = fingerprint(docs, variant.options)
     return Plan(spec, payloads, fingerprints)
+
+
+def check_rank_metric(p: Plan, metric: str) -> None:
+    """:class:`InputError` naming the sweep file unless a run can report ``metric``.
+
+    Checked before anything runs, against the sums of the sweep file and the metrics a
+    zero-length run of each variant reports. Those runs have not met every
+    PriorityClass, ClusterQueue or node group yet, so ``group.member.measure`` is known
+    once another member reports ``group.*.measure``, a longer name once its first three
+    parts start a known name (``kueue.clusterQueues.q.preemptedByReason.X``), and any
+    name under a group still empty (``classes.`` before the first pod arrives).
+    """
+    known: list[str] = list(p.spec.sums)
+    for docs, options in p.payloads.values():
+        if _reportable(metric, known):
+            return
+        with contextlib.redirect_stderr(io.StringIO()):  # warned once already
+            scenario = build_scenario(docs, p.spec.seeds[0])
+        dry = simulate(scenario, keep_timeline=False, **{**options, "until": 0.0})
+        known.extend(name for name in flatten(dry.metrics) if name not in known)
+        known.extend(_empty_groups(dry.metrics))
+    if not _reportable(metric, known):
+        names = [k for k in known if not k.endswith(".")]
+        raise InputError(f"rank: no run can report metric {metric!r}"
+                         f"{did_you_mean(metric, names) or _some(names)}", Source(p.spec.path))
+
+
+def _empty_groups(metrics: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``group.`` for each empty mapping of ``metrics`` (its members come later)."""
+    out = []
+    for key, value in metrics.items():
+        if isinstance(value, Mapping):
+            out.extend(_empty_groups(value, f"{prefix}{key}.") if value
+                       else [f"{prefix}{key}."])
+    return out
+
+
+def _reportable(metric: str, known: Sequence[str]) -> bool:
+    if metric in known or any(k.endswith(".") and metric.startswith(k) for k in known):
+        return True
+    parts = metric.split(".")
+    if len(parts) < 3:
+        return False
+    return any((k.split(".")[0], k.split(".")[-1]) == (parts[0], parts[-1]) or
+               (len(parts) > 3 and k.startswith(".".join(parts[:3]) + "."))
+               for k in known)
+
+
+def _some(names: Sequence[str]) -> str:
+    return f" (some known: {', '.join(names[:12])}, ...)"
 
 
 def _check_options(options: Mapping[str, Any], where: tuple) -> None:
@@ -166,17 +221,20 @@ OnResult = Callable[[Task, dict[str, Any]], None]
 
 def run_sweep(spec: SweepSpec, backend: Backend, results: str | None = None,
               fresh: bool = False, on_start: OnStart | None = None,
-              on_result: OnResult | None = None, order: Sequence[Task] | None = None
-              ) -> SweepResult:
+              on_result: OnResult | None = None, order: Sequence[Task] | None = None,
+              rank_by: RankBy | None = None) -> SweepResult:
     """Run every (variant, seed) not already in the results file; summarise all of them.
 
     ``results`` defaults to :func:`default_results_path`; ``fresh`` discards it first.
     ``order`` runs the missing tasks in that order (tests use it to shuffle); by default
     variant by variant, seed by seed. Each finished run is stored at once, so an
-    interrupted sweep resumes where it stopped.
+    interrupted sweep resumes where it stopped. ``rank_by``'s metric is checked
+    (:func:`check_rank_metric`) before anything runs or is written.
     """
     started = time.perf_counter()
     p = plan(spec)
+    if rank_by is not None:
+        check_rank_metric(p, rank_by.metric)
     path = results or default_results_path(spec.path)
     store = ResultStore(path, fresh=fresh)
     try:
