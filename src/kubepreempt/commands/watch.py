@@ -15,6 +15,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.cli_common import TABLE, output_option
 from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live.options import current, live_input
+from kubepreempt.release_options import current_modelled, kube_release, release_chosen
 from kubepreempt.scheduler.config import CLI_HELP, load_scheduler_config
 
 
@@ -23,6 +24,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("watch")
     @live_input(SCHEDULER_KINDS)
+    @kube_release
     def watch_cmd(
         # table: one sentence per event; json: one JSON object per line; yaml: one
         # YAML document per event.
@@ -42,14 +44,25 @@ def register(app: typer.Typer) -> None:
         if args.save:
             raise InputError("--save is for one-shot commands; watch saves nothing")
 
+        target = resolve(args.kubeconfig, args.context)
+        server = None
+        if not release_chosen():
+            from kubepreempt.live.client import ApiClient
+            from kubepreempt.live.discovery import server_version
+
+            with ApiClient(target) as client:
+                server = server_version(client)
+        modelled = current_modelled(server).to_json()
+
         def emit(line: dict[str, Any]) -> None:
+            if output != "table":
+                line = {**line, "modelled": modelled}
             text = (orjson.dumps(line).decode() if output == "json"
                     else "---\n" + yaml.safe_dump(line, sort_keys=True).rstrip()
                     if output == "yaml" else describe(line))
             print(text, flush=True)
 
         config = load_scheduler_config(scheduler_config) if scheduler_config else None
-        target = resolve(args.kubeconfig, args.context)
         watcher = Watcher(SCHEDULER_KINDS, emit, namespace=args.namespace,
                           scheduler_config=config)
         stop = threading.Event()
