@@ -68,7 +68,8 @@ def register(app: typer.Typer) -> None:
         stop = threading.Event()
         print(f"watching {target.label}" + (f", namespace {args.namespace}"
                                              if args.namespace else "")
-              + " (read-only; Ctrl-C stops)", file=sys.stderr, flush=True)
+              + f", as Kubernetes {modelled['kubernetes']} (read-only; Ctrl-C stops)",
+              file=sys.stderr, flush=True)
         try:
             watch_loop.run(target, SCHEDULER_KINDS, watcher, stop, report)
         except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, or `| head` has had enough
