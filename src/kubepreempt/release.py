@@ -290,10 +290,14 @@ def nearest(server_version: str) -> str:
     minor = _minor(server_version)
     if minor is None:
         return DEFAULT_RELEASE
-    want = tuple(int(p) for p in minor.split("."))
-    return min(MODELLED, key=lambda v: (abs(int(v.split(".")[1]) - want[1])
-                                        if int(v.split(".")[0]) == want[0] else 1000,
-                                        -int(v.split(".")[1])))
+    major, want = (int(p) for p in minor.split("."))
+
+    def distance(version: str) -> tuple[int, int]:
+        v_major, v_minor = (int(p) for p in version.split("."))
+        apart = abs(v_minor - want) if v_major == major else 1000  # another major: last
+        return apart, -v_minor
+
+    return min(MODELLED, key=distance)
 
 
 def parse_gates(text: str) -> dict[str, bool]:
