@@ -251,3 +251,6 @@ def test_version_json_names_the_default_release(capsys) -> None:
     assert out["modelled"]["kubernetes"] == "1.37" and out["kubeVersions"] == ["1.36", "1.37"]
     assert main(["version"]) == 0
     assert capsys.readouterr().out.strip() == out["kubepreempt"]
+    code, out, _ = run(capsys, "version", "-o", "json", "--kube-version", "1.36")
+    assert code == 0 and out["modelled"]["kubernetes"] == "1.36"
+    assert out["modelled"]["featureGates"]["WorkloadAwarePreemption"] is False
