@@ -30,13 +30,16 @@ EX = ROOT / "examples"
 WALL_CLOCK = {"seconds", "wallSeconds", "buildSeconds", "podsPerSecond", "peakRssMiB",
               "elapsedSeconds", "elapsed"}
 PATHS = {"results"}  # file names under a fresh temporary directory
+# What every output says it modelled (release, gates): a label, not a decision.
+LABELS = {"modelled"}
 KUBEPREEMPT = str(Path(sys.executable).parent / "kubepreempt")
 
 
 def _strip(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _strip(v) for k, v in value.items()
-                if k not in WALL_CLOCK and not (k in PATHS and isinstance(v, str))}
+                if k not in WALL_CLOCK and k not in LABELS
+                and not (k in PATHS and isinstance(v, str))}
     if isinstance(value, list):
         return [_strip(v) for v in value]
     return value

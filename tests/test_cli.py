@@ -23,7 +23,10 @@ def test_example_preempts_on_the_node_with_the_youngest_victim(capsys) -> None:
     code, out, _ = run(capsys, "schedule", str(EXAMPLE), "--pod", "shop/checkout", "-o", "json")
     assert code == 0
     # node-a and node-b each need one priority-1000 victim; batch-2 started later -> node-b.
-    assert json.loads(out) == {"pod": "shop/checkout", "result": "preempt", "node": "node-b",
+    got = json.loads(out)
+    # the release decided as: the default, Kubernetes 1.37
+    assert got.pop("modelled")["kubernetes"] == "1.37"
+    assert got == {"pod": "shop/checkout", "result": "preempt", "node": "node-b",
                                "victims": ["jobs/batch-2"], "pdbViolations": 0,
                                "clearedNominations": [],
                                # no --seed: the fixed default, recorded

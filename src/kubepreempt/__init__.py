@@ -16,13 +16,15 @@ from kubepreempt.api.errors import InputError
 
 if TYPE_CHECKING:
     from kubepreempt.decide import Decision, load_cluster, schedule
+    from kubepreempt.release import Modelled
     from kubepreempt.scheduler.config import load_scheduler_config
 
-__all__ = ["Decision", "InputError", "__version__", "load_cluster", "load_scheduler_config",
-           "schedule"]
+__all__ = ["Decision", "InputError", "Modelled", "__version__", "load_cluster",
+           "load_scheduler_config", "schedule"]
 __version__ = "0.1.0"
 
 _LAZY = {"Decision": "kubepreempt.decide", "load_cluster": "kubepreempt.decide",
+         "Modelled": "kubepreempt.release",
          "schedule": "kubepreempt.decide",
          "load_scheduler_config": "kubepreempt.scheduler.config"}
 

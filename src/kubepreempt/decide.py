@@ -21,6 +21,8 @@ from kubepreempt.api.names import did_you_mean, object_key
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import POD_CREATORS, Cluster, build_cluster
 from kubepreempt.manifests import load_documents
+from kubepreempt.release import DEFAULT, Modelled
+from kubepreempt.release import modelled as modelled_release
 from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.cycle import (
     IGNORED,
@@ -37,7 +39,8 @@ from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
 from kubepreempt.scheduler.scheduler import Scheduler
 
 __all__ = ["IGNORED", "PREEMPT", "SCHEDULED", "SCHEDULING_GATED", "SKIPPED", "UNSCHEDULABLE",
-           "Decision", "decision_from", "load_cluster", "resolve_pod", "schedule"]
+           "Decision", "Modelled", "decision_from", "load_cluster", "resolve_pod",
+           "resolve_release", "schedule"]
 
 
 @dataclass(slots=True)
@@ -82,6 +85,7 @@ class Decision:
     preemption_statuses: dict[str, Status] = field(default_factory=dict)
     _scores: dict[str, dict[str, int]] | None = field(default=None, repr=False)
     profile: str | None = None  # schedulerName of the deciding profile (None: ignored)
+    modelled: Modelled = DEFAULT  # the Kubernetes release and gates it was decided with
 
     @property
     def scores(self) -> dict[str, dict[str, int]]:
@@ -171,21 +175,36 @@ def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:
 
 def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
              sample: bool = False, seed: int | None = None, now: float | None = None,
-             scheduler: Scheduler | None = None, config: SchedulerConfig | None = None
-             ) -> Decision:
+             scheduler: Scheduler | None = None, config: SchedulerConfig | None = None,
+             release: Modelled | str | None = None) -> Decision:
     """Decide where ``pod`` goes, as kube-scheduler would (the cluster is not changed).
 
     One scheduling cycle (:func:`kubepreempt.scheduler.cycle.schedule_one`) with every
     node's status, the score table and every preemption candidate materialised.
     ``config`` (:func:`kubepreempt.scheduler.config.load_scheduler_config`) replaces the
     cluster's own scheduler configuration (default: upstream's default profile).
+    ``release`` is the Kubernetes release decided as (a :class:`Modelled`, or a version
+    such as ``"1.36"``; default 1.37): plain pods are decided the same by every modelled
+    release, and ``Decision.modelled`` records which one was asked for.
     """
+    chosen = resolve_release(release)
     target = resolve_pod(cluster, pod)
     sched = scheduler or Scheduler(cluster, config=config)
     evaluator = Evaluator(sched, sample=sample, seed=seed, now=now, materialize=True)
     cycle = schedule_one(sched, target, preemption=preemption, explain=True, now=now,
                          evaluator=evaluator)
-    return decision_from(cycle, cluster)
+    out = decision_from(cycle, cluster)
+    out.modelled = chosen
+    return out
+
+
+def resolve_release(release: Modelled | str | None) -> Modelled:
+    """A library caller's ``release=`` argument as a :class:`Modelled` (default 1.37)."""
+    if release is None:
+        return DEFAULT
+    if isinstance(release, str):
+        return modelled_release(release, warn=False)
+    return release
 
 
 def decision_from(cycle: CycleResult, cluster: Cluster) -> Decision:

@@ -74,10 +74,17 @@ def serve_unrecorded(server: HTTPServer) -> None:
         server.expect_request(path).respond_with_handler(handler)
 
 
+# GET /version of the recorded server (kube-apiserver v1.36.2): the release modelled by
+# default with --cluster.
+VERSION = {"major": "1", "minor": "36", "gitVersion": "v1.36.2", "platform": "linux/amd64"}
+
+
 def serve_lists(server: HTTPServer, token: str | None = TOKEN, skip: tuple[str, ...] = ()
                 ) -> None:
-    """Serve every recorded list at its path (any query), requiring the bearer token."""
+    """Serve every recorded list at its path (any query), requiring the bearer token,
+    and the server's version."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
+    server.expect_request("/version", method="GET").respond_with_json(VERSION)
     for name in LISTS:
         if name in skip:
             continue

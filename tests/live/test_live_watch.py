@@ -20,6 +20,7 @@ from conftest import (
     EMPTY_LISTS,
     TOKEN,
     UNRECORDED,
+    VERSION,
     list_body,
     recorded_query,
     recording,
@@ -63,6 +64,7 @@ class PodsEndpoint:
 
 def serve(server: HTTPServer, pods: PodsEndpoint) -> None:
     server.expect_request("/api/v1/pods").respond_with_handler(pods)
+    server.expect_request("/version").respond_with_json(VERSION)
     serve_others(server)
 
 
@@ -256,6 +258,9 @@ def test_watch_command_stops_cleanly_on_ctrl_c(httpserver, kubeconfig, tmp_path)
     assert "Traceback" not in err
     assert "stopped:" in err
     assert all(json.loads(x) for x in out.splitlines())
+    # every line names the release predicted as: the server's own (v1.36.2)
+    assert {line["modelled"]["kubernetes"] for line in seen} == {"1.36"}
+    assert "Kubernetes 1.36" in err
     assert json.loads(report.read_text())["compared"] == 2
 
 

@@ -26,6 +26,7 @@ from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
+from kubepreempt.release_options import kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
 from kubepreempt.whatif.place import expand_documents
@@ -36,6 +37,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("advise")
     @live_input(SCHEDULER_KINDS)
+    @kube_release
     def advise_cmd(
         files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
@@ -88,7 +90,7 @@ def register(app: typer.Typer) -> None:
             parse_shape(shape, label or (), taint or ()) if shape else None)
         result = advise(cluster, workloads, subject=subject, node_template=template)
         if output in DATA_OUTPUTS:
-            emit({**result.to_json(), "seed": seed}, output)
+            emit({**result.to_json(), "seed": seed, "modelled": modelled_json()}, output)
         else:
             render(result, notes)
 

@@ -16,6 +16,7 @@ from kubepreempt.kubelet.eviction import RESOURCES, EvictionRanking, rank_node
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.kubelet.metrics import parse_pod_metrics
 from kubepreempt.live.options import FilesArg, live_input, load_input
+from kubepreempt.release_options import kube_release, modelled_json
 
 
 def render(rank: EvictionRanking, console: Console | None = None) -> None:
@@ -45,6 +46,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("evict-rank")
     @live_input((*SCHEDULER_KINDS, METRICS_KIND))
+    @kube_release
     def evict_rank(
         node: Annotated[str, typer.Option("--node", help="The node under pressure")],
         files: FilesArg = None,
@@ -62,6 +64,6 @@ def register(app: typer.Typer) -> None:
         usage = parse_pod_metrics(docs.of(METRICS_KIND))
         rank = rank_node(cluster, node, resource, usage)
         if output in DATA_OUTPUTS:
-            emit(rank.to_json(), output)
+            emit({**rank.to_json(), "modelled": modelled_json()}, output)
         else:
             render(rank)

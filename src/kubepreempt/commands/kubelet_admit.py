@@ -21,6 +21,7 @@ from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.admission import AdmissionResult, admit
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.release_options import kube_release, modelled_json
 
 _COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
 
@@ -64,6 +65,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("kubelet-admit")
     @live_input(SCHEDULER_KINDS)
+    @kube_release
     def kubelet_admit(
         pod: Annotated[str, typer.Option("--pod", metavar="[NAMESPACE/]NAME",
                                          help="The pod to admit; a bare NAME is in -n.")],
@@ -78,6 +80,6 @@ def register(app: typer.Typer) -> None:
         key = qualify(pod)
         res = admit(cluster, key, node)
         if output in DATA_OUTPUTS:
-            emit(res.to_json(), output)
+            emit({**res.to_json(), "modelled": modelled_json()}, output)
         else:
             render(res)

@@ -21,6 +21,7 @@ from kubepreempt.cli_common import table as new_table
 from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.release_options import kube_release, modelled_json
 
 
 def _amount(res: str, v: int | None) -> str:
@@ -69,6 +70,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("kueue")
     @live_input(KINDS)
+    @kube_release
     def kueue(
         workload: Annotated[str, typer.Option(
             "--workload", metavar="[NAMESPACE/]NAME",
@@ -96,7 +98,7 @@ def register(app: typer.Typer) -> None:
         docs.warn_unused(KINDS if sem.hierarchical_cohorts
                          else tuple(k for k in KINDS if k != "Cohort"))
         d = decide(load_inputs(docs, version=sem.version), qualify(workload, "--workload"), when)
-        out: dict[str, Any] = d.to_json()
+        out: dict[str, Any] = {**d.to_json(), "modelled": modelled_json(sem.version)}
         if explain:
             out["explain"] = {**d.explain, "trace": d.trace.lines,
                               "notCandidates": dict(sorted(d.trace.skipped.items()))}

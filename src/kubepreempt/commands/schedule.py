@@ -37,6 +37,7 @@ from kubepreempt.decide import (
 )
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.manifests import Documents, load_documents
+from kubepreempt.release_options import current_modelled, kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE
@@ -47,6 +48,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("schedule")
     @live_input(SCHEDULER_KINDS)
+    @kube_release
     def schedule_cmd(
         files: FilesArg = None,
         pod: Annotated[str | None, typer.Option(
@@ -90,9 +92,10 @@ def register(app: typer.Typer) -> None:
             cluster = build_cluster(load_input(files))
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
         decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
-                            seed=seed)
+                            seed=seed, release=current_modelled())
         if output in DATA_OUTPUTS:
-            emit({**decision.to_json(explain=explain), "seed": seed}, output)
+            emit({**decision.to_json(explain=explain), "seed": seed,
+                  "modelled": modelled_json()}, output)
         else:
             render(decision, explain, max_rows)
 
@@ -115,7 +118,8 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
                      extra_pods=extra)
     docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
     if output in DATA_OUTPUTS:
-        emit({**result.to_json(explain=explain), "seed": seed}, output)
+        emit({**result.to_json(explain=explain), "seed": seed, "modelled": modelled_json()},
+             output)
     else:
         render_what_if(result, explain, max_rows, nothing_to_place(docs, WORKLOAD_KINDS))
 

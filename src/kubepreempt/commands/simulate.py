@@ -21,6 +21,7 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
+from kubepreempt.release_options import current_modelled, kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import DEFAULT_MAX_EVENTS, SimResult, simulate
@@ -45,6 +46,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``simulate`` command."""
 
     @app.command("simulate")
+    @kube_release
     def simulate_cmd(
         files: FilesArg,
         output: Annotated[str, output_option()] = TABLE,
@@ -128,6 +130,7 @@ def register(app: typer.Typer) -> None:
         ) if autoscale else None
         if max_events < 0 or max_pods < 0:
             raise InputError("--max-events and --max-pods must not be negative")
+        current_modelled()  # an unknown gate fails before the scenario is read
         with loading("reading the scenario", output):
             scenario = load_scenario(files, seed, max_pods)
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
@@ -149,7 +152,8 @@ def register(app: typer.Typer) -> None:
                 report_error = InputError(f"--report {report}: cannot write: "
                                           f"{exc.strerror or exc}")
         if output in DATA_OUTPUTS:
-            emit({**result.to_json(), "seed": seed}, output)
+            kueue = kueue_version if "kueue" in result.metrics else None
+            emit({**result.to_json(), "seed": seed, "modelled": modelled_json(kueue)}, output)
         else:
             render(result, max_rows)
             if report and report_error is None:

@@ -19,6 +19,7 @@ from rich.progress import (
 from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, output_option
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
+from kubepreempt.release_options import current_modelled, kube_release, modelled_json
 from kubepreempt.sweep import (
     DaskBackend,
     PoolBackend,
@@ -37,6 +38,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``sweep`` command."""
 
     @app.command("sweep")
+    @kube_release
     def sweep_cmd(
         spec_file: Annotated[str, typer.Argument(
             metavar="SPEC.yaml", help="Sweep file: base scenario, variants, seeds.")],
@@ -68,6 +70,7 @@ def register(app: typer.Typer) -> None:
         """Run every (variant, seed) simulation of a sweep; mean and 95% CI per variant."""
         if order not in (None, "min", "max"):
             raise typer.BadParameter("must be min or max", param_hint="--order")
+        current_modelled()  # an unknown gate fails before any run
         spec = load_sweep(spec_file)
         by = spec.rank
         if rank is not None or order is not None:
@@ -104,7 +107,7 @@ def register(app: typer.Typer) -> None:
 
             write_report(result, report, patterns, by)
         if output in DATA_OUTPUTS:
-            emit(result.to_json(patterns, by), output)
+            emit({**result.to_json(patterns, by), "modelled": modelled_json()}, output)
         else:
             render(result, patterns, by, ranked)
             if report:

@@ -16,6 +16,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.cli_common import TABLE, output_option
 from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live.options import current, live_input
+from kubepreempt.release_options import current_modelled, kube_release, release_chosen
 from kubepreempt.scheduler.config import CLI_HELP, load_scheduler_config
 
 
@@ -24,6 +25,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("watch")
     @live_input(SCHEDULER_KINDS)
+    @kube_release
     def watch_cmd(
         # table: one sentence per event; json: one JSON object per line; yaml: one
         # YAML document per event.
@@ -43,20 +45,32 @@ def register(app: typer.Typer) -> None:
         if args.save:
             raise InputError("--save is for one-shot commands; watch saves nothing")
 
+        target = resolve(args.kubeconfig, args.context)
+        server = None
+        if not release_chosen():
+            from kubepreempt.live.client import ApiClient
+            from kubepreempt.live.discovery import server_version
+
+            with ApiClient(target) as client:
+                server = server_version(client)
+        modelled = current_modelled(server).to_json()
+
         def emit(line: dict[str, Any]) -> None:
+            if output != "table":
+                line = {**line, "modelled": modelled}
             text = (orjson.dumps(line).decode() if output == "json"
                     else "---\n" + yaml.safe_dump(line, sort_keys=True).rstrip()
                     if output == "yaml" else describe(line))
             print(text, flush=True)
 
         config = load_scheduler_config(scheduler_config) if scheduler_config else None
-        target = resolve(args.kubeconfig, args.context)
         watcher = Watcher(SCHEDULER_KINDS, emit, namespace=args.namespace,
                           scheduler_config=config)
         stop = threading.Event()
         print(f"watching {target.label}" + (f", namespace {args.namespace}"
                                              if args.namespace else "")
-              + " (read-only; Ctrl-C stops)", file=sys.stderr, flush=True)
+              + f", as Kubernetes {modelled['kubernetes']} (read-only; Ctrl-C stops)",
+              file=sys.stderr, flush=True)
         # SIGTERM (kubelet, systemd, `timeout`) ends the watch as Ctrl-C does: the loop
         # stops at the next event, the report is written and the summary printed.
         previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())

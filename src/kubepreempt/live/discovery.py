@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from kubepreempt.api.errors import InputError
 from kubepreempt.live.client import ApiClient, NotServed
 from kubepreempt.live.resources import Resource
 
@@ -40,3 +41,18 @@ def served(client: ApiClient, res: Resource) -> Resource:
         if any(r.get("name") == res.plural for r in listing.get("resources") or []):
             return dataclasses.replace(res, api_version=gv)
     raise NotServed(f"no version of {res.group} serves {res.plural}")
+
+
+def server_version(client: ApiClient) -> str | None:
+    """The server's ``major.minor`` from ``GET /version`` (None when it does not say)."""
+    try:
+        doc = orjson.loads(client.get("/version"))
+    except (InputError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    major, minor = str(doc.get("major") or ""), str(doc.get("minor") or "").rstrip("+")
+    if major.isdigit() and minor.isdigit():
+        return f"{major}.{minor}"
+    git = str(doc.get("gitVersion") or "")
+    return git.lstrip("v") or None

@@ -77,6 +77,9 @@ FilesArg = Annotated[list[str] | None, typer.Argument(
 _current: ContextVar[LiveArgs | None] = ContextVar("kubepreempt_live_args", default=None)
 # The kubeconfig context's namespace, once --cluster has resolved it (kubectl's default).
 _context_namespace: ContextVar[str | None] = ContextVar("kubepreempt_ctx_ns", default=None)
+# The cluster's ``major.minor`` once --cluster has read it (the release modelled by default).
+_server_version: ContextVar[str | None] = ContextVar("kubepreempt_server_version",
+                                                     default=None)
 
 
 def live_input(kinds: Iterable[str]) -> Callable[[F], F]:
@@ -95,6 +98,7 @@ def live_input(kinds: Iterable[str]) -> Callable[[F], F]:
                       for name, (_, _, default) in _OPTIONS.items()}
             output = kwargs.get("output")
             ns_token = _context_namespace.set(None)
+            version_token = _server_version.set(None)
             token = _current.set(LiveArgs(
                 values["live_cluster"], values["live_kubeconfig"], values["live_context"],
                 values["live_namespace"], values["live_save"], kinds,
@@ -104,6 +108,7 @@ def live_input(kinds: Iterable[str]) -> Callable[[F], F]:
             finally:
                 _current.reset(token)
                 _context_namespace.reset(ns_token)
+                _server_version.reset(version_token)
 
         params = list(sig.parameters.values())
         wrapper.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore
@@ -115,6 +120,12 @@ def live_input(kinds: Iterable[str]) -> Callable[[F], F]:
 def current() -> LiveArgs:
     """The live options of the running command (defaults outside one)."""
     return _current.get() or LiveArgs()
+
+
+def server_version() -> str | None:
+    """The ``major.minor`` of the cluster read by :func:`load_input` (None: no cluster, or
+    it did not say)."""
+    return _server_version.get()
 
 
 def qualify(name: str, option: str = "--pod") -> str:
@@ -138,12 +149,14 @@ def load_input(files: Sequence[str] | None, kinds: Iterable[str] | None = None) 
                              "current kubeconfig context")
         return load_documents(files)
     from kubepreempt.live.client import ApiClient
+    from kubepreempt.live.discovery import server_version as read_server_version
     from kubepreempt.live.kubeconfig import resolve
     from kubepreempt.live.snapshot import read_documents, save_dump
 
     target = resolve(args.kubeconfig, args.context)
     _context_namespace.set(target.namespace)
     with ApiClient(target) as client:
+        _server_version.set(read_server_version(client))
         docs = read_documents(client, tuple(kinds) if kinds is not None else args.kinds,
                               show_progress=not args.json_output)
     if args.save:
