@@ -1,0 +1,249 @@
+"""The pod group scheduling cycle: all or nothing for a gang.
+
+Mirrors upstream's ``pkg/scheduler/schedule_one_podgroup.go`` (``podGroupInfoForPod``,
+``podGroupSchedulingDefaultAlgorithm``, ``podGroupPodSchedulingAlgorithm``,
+``submitPodGroupAlgorithmResult``) with the GangScheduling plugin's PreEnqueue and Permit
+(``pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go``):
+
+1. PreEnqueue: a gang whose PodGroup holds fewer than ``minCount`` pods never leaves the
+   queue (``waiting``); a pod whose PodGroup does not exist neither;
+2. each unscheduled pod, highest priority first, runs the ordinary single-pod cycle
+   (:func:`kubepreempt.scheduler.cycle.schedule_one`, DefaultPreemption included); a
+   feasible or preempting pod is assumed on its node (victims removed in memory) so the
+   group's later pods see it; an unschedulable one is left out;
+3. Permit: a gang is allowed once its assigned plus assumed pods reach ``minCount``
+   (a basic group at once);
+4. the group is ``scheduled`` when Permit allowed it with no preemption, ``preempt`` when
+   it did only thanks to preemption (every member waits for its victims to go:
+   ``pod group is waiting for preemption to complete``), else ``unschedulable``; every
+   assumption is undone (nothing here changes the cluster).
+
+Messages are upstream's ``Status.Message()``: the status' error first, then its reasons
+(``pod group is unschedulable, waiting for minCount pods from a gang to be scheduled``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubepreempt.api.objects import Pod
+from kubepreempt.api.podgroup import PodGroup
+from kubepreempt.scheduler.cycle import (
+    PREEMPT,
+    SCHEDULED,
+    SCHEDULING_GATED,
+    UNSCHEDULABLE,
+    schedule_one,
+)
+from kubepreempt.scheduler.gang.assume import Assumptions
+from kubepreempt.scheduler.gang.members import Members, members_of
+from kubepreempt.scheduler.preemption import Evaluator
+from kubepreempt.scheduler.scheduler import Scheduler
+
+WAITING = "waiting"  # PreEnqueue keeps the group's pods out of the scheduling queue
+SCHEDULER_ERROR = "error"
+
+# errPodGroupUnschedulable
+GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+GROUP_WAITING_FOR_PREEMPTION = "pod group is waiting for preemption to complete"
+# GangScheduling PreEnqueue and Permit.
+MIN_COUNT_NOT_QUEUED = "waiting for minCount pods from a gang to appear in scheduling queue"
+MIN_COUNT_NOT_SCHEDULED = "waiting for minCount pods from a gang to be scheduled"
+NO_POD_GROUP = "waiting for pods's pod group {} to appear in scheduling queue"  # %q
+
+# PodGroup status condition (scheduling.k8s.io/v1beta1 well-known type and reasons).
+INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"
+REASON_SCHEDULED = "Scheduled"
+REASON_UNSCHEDULABLE = "Unschedulable"
+REASON_SCHEDULER_ERROR = "SchedulerError"
+
+
+def _joined(*reasons: str) -> str:
+    """``Status.Message()``: reasons joined with ", "."""
+    return ", ".join(r for r in reasons if r)
+
+
+@dataclass(slots=True)
+class MemberResult:
+    """What the group cycle decided for one pod of the group.
+
+    ``result``: ``scheduled`` (bound to ``node``), ``preempt`` (nominated to ``node``,
+    waiting for ``victims`` to go), ``unschedulable`` or ``waiting``; ``message`` is the
+    pod's PodScheduled condition / FailedScheduling event text (empty when scheduled).
+    """
+
+    pod: Pod
+    result: str
+    node: str | None = None
+    message: str = ""
+    victims: list[Pod] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``-o json``."""
+        return {"pod": self.pod.key, "priority": self.pod.priority, "result": self.result,
+                "node": self.node, "message": self.message,
+                "victims": [v.key for v in self.victims]}
+
+
+@dataclass(slots=True, eq=False)
+class GroupDecision:
+    """The outcome of one pod group cycle.
+
+    ``result``: ``scheduled`` | ``preempt`` | ``unschedulable`` | ``waiting`` (PreEnqueue
+    holds the pods) | ``error`` (SchedulerError). ``message`` is the PodGroup's
+    ``PodGroupInitiallyScheduled`` condition message (empty when scheduled or waiting).
+    """
+
+    pod_group: str
+    result: str
+    message: str = ""
+    members: list[MemberResult] = field(default_factory=list)
+    assigned: list[Pod] = field(default_factory=list)
+    group: PodGroup | None = None
+
+    @property
+    def placements(self) -> dict[str, str]:
+        """Pod -> node for the members placed (bound or nominated)."""
+        return {m.pod.key: m.node for m in self.members if m.node is not None}
+
+    @property
+    def victims(self) -> list[Pod]:
+        """Every pod the group's preemption evicts, once each, in decision order."""
+        seen: dict[str, Pod] = {}
+        for m in self.members:
+            for v in m.victims:
+                seen.setdefault(v.key, v)
+        return list(seen.values())
+
+    @property
+    def condition(self) -> dict[str, str] | None:
+        """The ``PodGroupInitiallyScheduled`` condition the scheduler writes (None when
+        no cycle ran)."""
+        if self.result == SCHEDULED:
+            return {"type": INITIALLY_SCHEDULED, "status": "True", "reason": REASON_SCHEDULED,
+                    "message": self.message}
+        if self.result in (PREEMPT, UNSCHEDULABLE):
+            return {"type": INITIALLY_SCHEDULED, "status": "False",
+                    "reason": REASON_UNSCHEDULABLE, "message": self.message}
+        if self.result == SCHEDULER_ERROR:
+            return {"type": INITIALLY_SCHEDULED, "status": "False",
+                    "reason": REASON_SCHEDULER_ERROR, "message": self.message}
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``-o json``."""
+        group = self.group
+        return {
+            "podGroup": self.pod_group,
+            "policy": group.policy if group else None,
+            "minCount": group.min_count if group and group.gang else None,
+            "priority": group.priority if group else None,
+            "result": self.result,
+            "placements": self.placements,
+            "victims": [v.key for v in self.victims],
+            "message": self.message,
+            "condition": self.condition,
+            "assigned": [p.key for p in self.assigned],
+            "members": [m.to_json() for m in self.members],
+        }
+
+
+def schedule_pod_group(sched: Scheduler, namespace: str, name: str,
+                       group: PodGroup | None, *, preemption: bool = True,
+                       now: float | None = None, explain: bool = False) -> GroupDecision:
+    """Decide PodGroup ``namespace/name`` as kube-scheduler 1.37's pod group cycle would
+    (``group`` None: the PodGroup object does not exist). The cluster is not changed."""
+    key = f"{namespace}/{name}"
+    members = members_of(sched.cluster, namespace, name)
+    if group is None:  # GangScheduling PreEnqueue: the PodGroup must exist
+        return _waiting(key, members, NO_POD_GROUP.format(json.dumps(name)), None)
+    if group.gang and members.count < group.min_count:
+        return _waiting(key, members, MIN_COUNT_NOT_QUEUED, group)
+    queued: list[Pod] = []
+    held: list[MemberResult] = []
+    for pod in members.unscheduled:
+        if pod.scheduling_gates:  # SchedulingGates PreEnqueue: never popped
+            held.append(MemberResult(pod, UNSCHEDULABLE, message=SCHEDULING_GATED))
+        elif pod.terminating:  # skipPodGroupPodSchedule
+            held.append(MemberResult(pod, "skipped", message=f"skip schedule deleting pod: "
+                                     f"{pod.key}"))
+        else:
+            queued.append(pod)
+    if not queued:
+        decision = GroupDecision(key, SCHEDULED if len(members.assigned) >= group.min_count
+                                 else WAITING, members=held, assigned=members.assigned,
+                                 group=group)
+        return decision
+    names = list(dict.fromkeys(p.scheduler_name for p in queued))
+    if len(names) > 1:  # frameworkForPodGroup
+        message = ("all pods in a single pod group should have the same .spec.schedulerName "
+                   f'set, got: "{names[1]}" and "{names[0]}"')
+        return GroupDecision(key, SCHEDULER_ERROR, message,
+                             [MemberResult(p, UNSCHEDULABLE, message=message) for p in queued]
+                             + held, members.assigned, group)
+    return _run(sched, key, group, members, queued, held, preemption, now, explain)
+
+
+def _waiting(key: str, members: Members, message: str, group: PodGroup | None
+             ) -> GroupDecision:
+    return GroupDecision(key, WAITING, "", [MemberResult(p, WAITING, message=message)
+                                            for p in members.unscheduled],
+                         members.assigned, group)
+
+
+def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: list[Pod],
+         held: list[MemberResult], preemption: bool, now: float | None, explain: bool
+         ) -> GroupDecision:
+    """``podGroupSchedulingDefaultAlgorithm`` then ``submitPodGroupAlgorithmResult``."""
+    assumptions = Assumptions(sched)
+    # Per pod: (pod, node, own message, victims, permit message); permit None = the pod
+    # was rejected by the single-pod cycle (it is left out of the group's placement).
+    outcomes: list[tuple[Pod, str | None, str, list[Pod], str | None]] = []
+    status = UNSCHEDULABLE  # NewStatus(Unschedulable).WithError(errPodGroupUnschedulable)
+    waiting_on_preemption = False
+    requires_preemption = False
+    scheduled = len(members.assigned)  # ScheduledPodsCount: assigned + assumed
+    try:
+        for pod in queued:
+            cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
+                                 evaluator=Evaluator(sched, now=now, materialize=explain))
+            if cycle.result not in (SCHEDULED, PREEMPT):
+                outcomes.append((pod, None, cycle.message, [], None))
+                continue  # IsRejected: the group may still be schedulable
+            victims = list(cycle.preemption.victims) if cycle.result == PREEMPT and \
+                cycle.preemption is not None else []
+            assert cycle.node_name is not None
+            assumptions.assume(pod, cycle.node_name, victims)
+            scheduled += 1
+            permit = "" if not group.gang or scheduled >= group.min_count \
+                else MIN_COUNT_NOT_SCHEDULED
+            outcomes.append((pod, cycle.node_name, cycle.message, victims, permit))
+            requires_preemption = requires_preemption or cycle.result == PREEMPT
+            if permit == "":  # Permit allowed the group
+                if requires_preemption:
+                    status, waiting_on_preemption = PREEMPT, True
+                else:
+                    status = SCHEDULED
+    finally:
+        assumptions.revert()
+    results: list[MemberResult] = []
+    for pod, node, message, victims, permit in outcomes:
+        if permit is None:  # the pod's own FitError / preemption message
+            results.append(MemberResult(pod, UNSCHEDULABLE, message=message))
+        elif status == SCHEDULED:
+            results.append(MemberResult(pod, SCHEDULED, node))
+        elif waiting_on_preemption:
+            results.append(MemberResult(pod, PREEMPT, node, _joined(
+                GROUP_UNSCHEDULABLE, GROUP_WAITING_FOR_PREEMPTION), victims))
+        else:  # its permit status' message, the preemption no longer relevant
+            results.append(MemberResult(pod, UNSCHEDULABLE, message=_joined(
+                GROUP_UNSCHEDULABLE, permit)))
+    if status == SCHEDULED:
+        message = ""
+    elif waiting_on_preemption:
+        message = _joined(GROUP_UNSCHEDULABLE, GROUP_WAITING_FOR_PREEMPTION)
+    else:
+        message = GROUP_UNSCHEDULABLE
+    return GroupDecision(key, status, message, results + held, members.assigned, group)
