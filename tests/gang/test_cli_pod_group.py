@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from kubepreempt.cli import main
+from kubepreempt.commands.schedule_group import run_pod_group
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gang" / "cluster.yaml"
 WAIT = "pod group is unschedulable, pod group is waiting for preemption to complete"
@@ -57,3 +58,50 @@ def test_unknown_pod_group_is_a_one_line_error(capsys):
     assert code == 2
     assert "--pod-group team/nope: no such PodGroup in the input" in err
     assert err.count("\n") == 1
+
+
+def test_workload_aware_preemption_gate(capsys, tmp_path):
+    # With WorkloadAwarePreemption on, a gang whose pods cannot preempt one by one (their
+    # pod priority is below the running pods') preempts by its PodGroup's priority.
+
+    manifest = tmp_path / "c.yaml"
+    manifest.write_text("""
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: old, namespace: ns}
+spec:
+  nodeName: n1
+  priority: 500
+  schedulingGroup: {podGroupName: old}
+  containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: old, namespace: ns}
+spec: {schedulingPolicy: {basic: {}}, priority: 10}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: new, namespace: ns}
+spec: {schedulingPolicy: {gang: {minCount: 1}}, priority: 100}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: new-0, namespace: ns}
+spec:
+  priority: 100
+  schedulingGroup: {podGroupName: new}
+  containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+""")
+    run_pod_group([str(manifest)], "ns/new", "json", True, 0,
+                  gates={"WorkloadAwarePreemption": True})
+    data = json.loads(capsys.readouterr().out)
+    assert data["result"] == "preempt" and data["victims"] == ["ns/old"]
+    assert data["placements"] == {"ns/new-0": "n1"}
+    run_pod_group([str(manifest)], "ns/new", "json", True, 0)
+    assert json.loads(capsys.readouterr().out)["result"] == "unschedulable"

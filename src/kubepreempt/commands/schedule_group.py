@@ -3,7 +3,8 @@
 The input's ``scheduling.k8s.io/v1beta1`` PodGroups and Workloads are validated as
 kube-apiserver 1.37 validates them; the named group runs one pod group scheduling cycle
 (:mod:`kubepreempt.scheduler.gang`). ``--pod-group`` asks for Kubernetes 1.37's workload
-API, so the GenericWorkload gate is on unless ``gates`` says otherwise.
+API, so the GenericWorkload gate is on unless ``gates`` says otherwise; with the
+WorkloadAwarePreemption gate on, an unschedulable group runs workload-aware preemption.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.podgroup import KINDS, load_group_objects
+from kubepreempt.api.podgroup_validation import gate
 from kubepreempt.cli_common import DATA_OUTPUTS, emit, loading
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
@@ -19,6 +21,7 @@ from kubepreempt.cluster import build_cluster
 from kubepreempt.live.options import load_input, qualify
 from kubepreempt.scheduler.config import use_scheduler_config
 from kubepreempt.scheduler.gang import GroupDecision, schedule_pod_group
+from kubepreempt.scheduler.gang.preemption import WorkloadPreemption
 from kubepreempt.scheduler.scheduler import Scheduler
 
 # --pod-group uses the 1.37 workload API: its gate is on unless told otherwise.
@@ -33,13 +36,17 @@ def run_pod_group(files: list[str] | None, pod_group: str, output: str, preempti
     with loading("reading the cluster", output):
         docs = load_input(files)
         cluster = build_cluster(docs, extra_kinds=KINDS)
-        objects = load_group_objects(docs.of, cluster.priority,
-                                     {**POD_GROUP_GATES, **(gates or {})})
+        gates = {**POD_GROUP_GATES, **(gates or {})}
+        objects = load_group_objects(docs.of, cluster.priority, gates)
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
     namespace, name = key.split("/", 1)
     group = objects.pod_groups.get(key)
+    workload_preemption = WorkloadPreemption(
+        objects.pod_groups, gate(gates, "PodGroupPreemptionPolicy")) if gate(
+        gates, "WorkloadAwarePreemption") else None
     decision = schedule_pod_group(Scheduler(cluster), namespace, name, group,
-                                  preemption=preemption)
+                                  preemption=preemption,
+                                  workload_preemption=workload_preemption)
     if group is None and not decision.members:
         raise InputError(f"--pod-group {key}: no such PodGroup in the input, and no pod "
                          "names it in spec.schedulingGroup.podGroupName")

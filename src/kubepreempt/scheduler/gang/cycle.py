@@ -39,6 +39,7 @@ from kubepreempt.scheduler.cycle import (
 )
 from kubepreempt.scheduler.gang.assume import Assumptions
 from kubepreempt.scheduler.gang.members import Members, members_of
+from kubepreempt.scheduler.gang.preemption import PreemptionOutcome, WorkloadPreemption
 from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 
@@ -102,6 +103,8 @@ class GroupDecision:
     members: list[MemberResult] = field(default_factory=list)
     assigned: list[Pod] = field(default_factory=list)
     group: PodGroup | None = None
+    # Workload-aware preemption's victims (whole units, most important first), when it ran.
+    unit_victims: list[Pod] | None = None
 
     @property
     def placements(self) -> dict[str, str]:
@@ -111,6 +114,8 @@ class GroupDecision:
     @property
     def victims(self) -> list[Pod]:
         """Every pod the group's preemption evicts, once each, in decision order."""
+        if self.unit_victims is not None:
+            return list(self.unit_victims)
         seen: dict[str, Pod] = {}
         for m in self.members:
             for v in m.victims:
@@ -152,9 +157,15 @@ class GroupDecision:
 
 def schedule_pod_group(sched: Scheduler, namespace: str, name: str,
                        group: PodGroup | None, *, preemption: bool = True,
-                       now: float | None = None, explain: bool = False) -> GroupDecision:
+                       now: float | None = None, explain: bool = False,
+                       workload_preemption: WorkloadPreemption | None = None
+                       ) -> GroupDecision:
     """Decide PodGroup ``namespace/name`` as kube-scheduler 1.37's pod group cycle would
-    (``group`` None: the PodGroup object does not exist). The cluster is not changed."""
+    (``group`` None: the PodGroup object does not exist). The cluster is not changed.
+
+    ``workload_preemption`` (the WorkloadAwarePreemption gate on): when the group is
+    unschedulable, victims are searched across the whole cluster for the group as one
+    preemptor (:mod:`kubepreempt.scheduler.gang.preemption`)."""
     key = f"{namespace}/{name}"
     members = members_of(sched.cluster, namespace, name)
     if group is None:  # GangScheduling PreEnqueue: the PodGroup must exist
@@ -183,7 +194,8 @@ def schedule_pod_group(sched: Scheduler, namespace: str, name: str,
         return GroupDecision(key, SCHEDULER_ERROR, message,
                              [MemberResult(p, UNSCHEDULABLE, message=message) for p in queued]
                              + held, members.assigned, group)
-    return _run(sched, key, group, members, queued, held, preemption, now, explain)
+    return _run(sched, key, group, members, queued, held, preemption, now, explain,
+                workload_preemption if preemption else None)
 
 
 def _waiting(key: str, members: Members, message: str, group: PodGroup | None
@@ -193,24 +205,49 @@ def _waiting(key: str, members: Members, message: str, group: PodGroup | None
                          members.assigned, group)
 
 
-def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: list[Pod],
-         held: list[MemberResult], preemption: bool, now: float | None, explain: bool
-         ) -> GroupDecision:
-    """``podGroupSchedulingDefaultAlgorithm`` then ``submitPodGroupAlgorithmResult``."""
+@dataclass(slots=True)
+class Outcome:
+    """One pod's result in a group algorithm run: ``node`` where it was assumed (None:
+    its own cycle rejected it, ``message`` saying why), the victims its preemption
+    needs, and its Permit message (None when rejected, "" when Permit allowed)."""
+
+    pod: Pod
+    node: str | None
+    message: str
+    victims: list[Pod]
+    permit: str | None
+
+
+@dataclass(slots=True)
+class AlgorithmResult:
+    """``podGroupAlgorithmResult``: per-pod outcomes, the group status (``scheduled``,
+    ``preempt`` = waiting on preemption, ``unschedulable``)."""
+
+    outcomes: list[Outcome]
+    status: str
+
+    @property
+    def assumed(self) -> dict[str, str]:
+        """Pod -> node of the pods assumed in this run (``ProposedAssignments``)."""
+        return {o.pod.key: o.node for o in self.outcomes if o.node is not None}
+
+
+def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: list[Pod],
+                    preemption: bool, now: float | None, explain: bool = False
+                    ) -> AlgorithmResult:
+    """``podGroupSchedulingDefaultAlgorithm`` (``preemption=False``: without PostFilter
+    plugins, as workload-aware preemption runs it). Every assumption is undone."""
     assumptions = Assumptions(sched)
-    # Per pod: (pod, node, own message, victims, permit message); permit None = the pod
-    # was rejected by the single-pod cycle (it is left out of the group's placement).
-    outcomes: list[tuple[Pod, str | None, str, list[Pod], str | None]] = []
+    outcomes: list[Outcome] = []
     status = UNSCHEDULABLE  # NewStatus(Unschedulable).WithError(errPodGroupUnschedulable)
-    waiting_on_preemption = False
     requires_preemption = False
-    scheduled = len(members.assigned)  # ScheduledPodsCount: assigned + assumed
+    scheduled = assigned  # ScheduledPodsCount: assigned + assumed
     try:
         for pod in queued:
             cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
                                  evaluator=Evaluator(sched, now=now, materialize=explain))
             if cycle.result not in (SCHEDULED, PREEMPT):
-                outcomes.append((pod, None, cycle.message, [], None))
+                outcomes.append(Outcome(pod, None, cycle.message, [], None))
                 continue  # IsRejected: the group may still be schedulable
             victims = list(cycle.preemption.victims) if cycle.result == PREEMPT and \
                 cycle.preemption is not None else []
@@ -219,31 +256,53 @@ def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: 
             scheduled += 1
             permit = "" if not group.gang or scheduled >= group.min_count \
                 else MIN_COUNT_NOT_SCHEDULED
-            outcomes.append((pod, cycle.node_name, cycle.message, victims, permit))
+            outcomes.append(Outcome(pod, cycle.node_name, cycle.message, victims, permit))
             requires_preemption = requires_preemption or cycle.result == PREEMPT
             if permit == "":  # Permit allowed the group
-                if requires_preemption:
-                    status, waiting_on_preemption = PREEMPT, True
-                else:
-                    status = SCHEDULED
+                status = PREEMPT if requires_preemption else SCHEDULED
     finally:
         assumptions.revert()
+    return AlgorithmResult(outcomes, status)
+
+
+def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: list[Pod],
+         held: list[MemberResult], preemption: bool, now: float | None, explain: bool,
+         workload_preemption: WorkloadPreemption | None = None) -> GroupDecision:
+    """``podGroupCycle``: the algorithm, workload-aware preemption when it failed, then
+    ``submitPodGroupAlgorithmResult``."""
+    algo = group_algorithm(sched, group, len(members.assigned), queued, preemption, now,
+                           explain)
+    status = algo.status
+    group_message = {SCHEDULED: "", PREEMPT: _joined(GROUP_UNSCHEDULABLE,
+                                                     GROUP_WAITING_FOR_PREEMPTION)
+                     }.get(status, GROUP_UNSCHEDULABLE)
+    preempted: PreemptionOutcome | None = None
+    if workload_preemption is not None and status == UNSCHEDULABLE:
+        preempted = workload_preemption.preempt(
+            sched, group, members, queued,
+            lambda: group_algorithm(sched, group, len(members.assigned), queued, False, now))
+        if preempted.ok:
+            status = PREEMPT
+        else:  # result.status.AppendReason(status.String())
+            group_message = _joined(group_message, preempted.message)
     results: list[MemberResult] = []
-    for pod, node, message, victims, permit in outcomes:
-        if permit is None:  # the pod's own FitError / preemption message
-            results.append(MemberResult(pod, UNSCHEDULABLE, message=message))
+    for o in algo.outcomes:
+        if preempted is not None and preempted.ok:
+            node = preempted.placements.get(o.pod.key)
+            message = o.message if o.permit is None else group_message
+            results.append(MemberResult(o.pod, PREEMPT if node else UNSCHEDULABLE, node,
+                                        message))
+        elif o.permit is None:  # the pod's own FitError / preemption message
+            results.append(MemberResult(o.pod, UNSCHEDULABLE, message=o.message))
         elif status == SCHEDULED:
-            results.append(MemberResult(pod, SCHEDULED, node))
-        elif waiting_on_preemption:
-            results.append(MemberResult(pod, PREEMPT, node, _joined(
-                GROUP_UNSCHEDULABLE, GROUP_WAITING_FOR_PREEMPTION), victims))
+            results.append(MemberResult(o.pod, SCHEDULED, o.node))
+        elif status == PREEMPT:  # waiting on the pods' own preemptions
+            results.append(MemberResult(o.pod, PREEMPT, o.node, group_message, o.victims))
         else:  # its permit status' message, the preemption no longer relevant
-            results.append(MemberResult(pod, UNSCHEDULABLE, message=_joined(
-                GROUP_UNSCHEDULABLE, permit)))
-    if status == SCHEDULED:
-        message = ""
-    elif waiting_on_preemption:
-        message = _joined(GROUP_UNSCHEDULABLE, GROUP_WAITING_FOR_PREEMPTION)
-    else:
-        message = GROUP_UNSCHEDULABLE
-    return GroupDecision(key, status, message, results + held, members.assigned, group)
+            results.append(MemberResult(o.pod, UNSCHEDULABLE, message=_joined(
+                GROUP_UNSCHEDULABLE, o.permit)))
+    decision = GroupDecision(key, status, group_message, results + held, members.assigned,
+                             group)
+    if preempted is not None and preempted.ok:
+        decision.unit_victims = preempted.victims
+    return decision
