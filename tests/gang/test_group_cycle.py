@@ -228,11 +228,27 @@ def test_pod_group_priority_from_global_default():
 
 
 def test_other_scheduler_names_are_an_error():
-    # frameworkForPodGroup: every pod of a group must name the same profile.
-    objects = [node("n1"), member("p1", "1"), member("p2", "1")]
-    objects[2]["spec"]["schedulerName"] = "other"
+    # frameworkForPodGroup: every queued pod of a group must name the same profile.
+    config = {"apiVersion": "kubescheduler.config.k8s.io/v1",
+              "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler"},
+                           {"schedulerName": "batch"}]}
+    objects = [config, node("n1"), member("p1", "1"), member("p2", "1")]
+    objects[3]["spec"]["schedulerName"] = "batch"
     _, d = decide(objects, pod_group(2))
     assert d.result == "error"
     assert d.condition["reason"] == "SchedulerError"
     assert d.message == ('all pods in a single pod group should have the same '
-                         '.spec.schedulerName set, got: "other" and "default-scheduler"')
+                         '.spec.schedulerName set, got: "batch" and "default-scheduler"')
+
+
+def test_pods_of_unserved_scheduler_names_are_never_queued():
+    # responsibleForPod: a pod naming no profile never enters the queue, so it takes no
+    # part in the cycle (and cannot count towards Permit).
+    objects = [node("n1"), member("p1", "1"), member("p2", "1")]
+    objects[2]["spec"]["schedulerName"] = "other"
+    _, d = decide(objects, pod_group(2))
+    assert d.result == "unschedulable"
+    pods = by_pod(d)
+    assert pods["p2"].result == "ignored"
+    assert pods["p1"].message == f"{GROUP_UNSCHEDULABLE}, {MIN_COUNT_NOT_SCHEDULED}"

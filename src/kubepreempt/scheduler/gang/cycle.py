@@ -31,9 +31,11 @@ from typing import Any
 from kubepreempt.api.objects import Pod
 from kubepreempt.api.podgroup import PodGroup
 from kubepreempt.scheduler.cycle import (
+    IGNORED,
     PREEMPT,
     SCHEDULED,
     SCHEDULING_GATED,
+    SKIPPED,
     UNSCHEDULABLE,
     schedule_one,
 )
@@ -178,15 +180,18 @@ def schedule_pod_group(sched: Scheduler, namespace: str, name: str,
         if pod.scheduling_gates:  # SchedulingGates PreEnqueue: never popped
             held.append(MemberResult(pod, UNSCHEDULABLE, message=SCHEDULING_GATED))
         elif pod.terminating:  # skipPodGroupPodSchedule
-            held.append(MemberResult(pod, "skipped", message=f"skip schedule deleting pod: "
+            held.append(MemberResult(pod, SKIPPED, message=f"skip schedule deleting pod: "
                                      f"{pod.key}"))
+        elif sched.profile_for(pod) is None:  # responsibleForPod: never queued
+            held.append(MemberResult(pod, IGNORED, message=(
+                f'no scheduler profile serves schedulerName "{pod.scheduler_name}"; '
+                "kube-scheduler does not queue this pod")))
         else:
             queued.append(pod)
     if not queued:
-        decision = GroupDecision(key, SCHEDULED if len(members.assigned) >= group.min_count
-                                 else WAITING, members=held, assigned=members.assigned,
-                                 group=group)
-        return decision
+        return GroupDecision(key, SCHEDULED if len(members.assigned) >= group.min_count
+                             else WAITING, members=held, assigned=members.assigned,
+                             group=group)
     names = list(dict.fromkeys(p.scheduler_name for p in queued))
     if len(names) > 1:  # frameworkForPodGroup
         message = ("all pods in a single pod group should have the same .spec.schedulerName "
