@@ -75,12 +75,22 @@ def register(app: typer.Typer) -> None:
             "--scheduler-config", metavar="FILE", help=CLI_HELP)] = None,
         sample_nodes: Annotated[bool, typer.Option(
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
+        pod_group: Annotated[str | None, typer.Option(
+            "--pod-group", metavar="[NAMESPACE/]NAME",
+            help="Decide a scheduling.k8s.io/v1beta1 PodGroup all or nothing (Kubernetes "
+            "1.37 gang scheduling) instead of one pod.")] = None,
     ) -> None:
         """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts.
 
         With -f, the new workloads are expanded into the pods their controllers would
         create and placed one at a time in queue order, each decision applied first.
         """
+        if pod_group is not None:
+            from kubepreempt.commands.schedule_group import run_pod_group
+
+            run_pod_group(files, pod_group, output, not no_preemption, seed,
+                          scheduler_config, sample_nodes)
+            return
         if new:
             run_what_if(files, new, pod, output, explain, not no_preemption, seed,
                         scheduler_config, sample_nodes, max_rows)

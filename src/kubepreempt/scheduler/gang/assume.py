@@ -1,0 +1,50 @@
+"""Assuming pods on the snapshot for the rest of a group cycle, and undoing it.
+
+Upstream's pod group cycle assumes and reserves each feasible pod (a preempting one on
+its nominated node, its victims removed in memory) so the group's later pods see it, and
+forgets them all when the cycle ends (``unreserveAndForget``): nothing is bound until the
+whole group is decided. Here the assumed pod is a copy bound on the cluster snapshot;
+:meth:`Assumptions.revert` restores the snapshot exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+
+from kubepreempt.api.objects import Pod
+from kubepreempt.scheduler.scheduler import Scheduler
+
+
+class Assumptions:
+    """Pods assumed and victims removed during one group cycle, undone by ``revert``."""
+
+    def __init__(self, sched: Scheduler) -> None:
+        self.sched = sched
+        self._undo: list[Callable[[], None]] = []
+
+    def assume(self, pod: Pod, node_name: str, victims: Iterable[Pod] = ()) -> None:
+        """Place ``pod`` on ``node_name`` after removing ``victims`` from their nodes."""
+        cluster = self.sched.cluster
+        for victim in victims:
+            if cluster.find_pod(victim.key) is not victim:
+                continue  # already removed for an earlier pod of the group
+            cluster.remove(victim)
+            self._undo.append(lambda v=victim, n=victim.node_name: cluster.bind(v, n))
+        nominated = pod.nominated_node_name
+        if nominated:
+            self.sched.nominator.remove(pod)
+            self._undo.append(lambda: self.sched.nominator.add(pod, nominated))
+        placed = copy.copy(pod)
+        cluster.bind(placed, node_name)
+
+        def forget() -> None:
+            cluster.remove(placed)
+            cluster.add_pending(pod)
+
+        self._undo.append(forget)
+
+    def revert(self) -> None:
+        """Undo every assumption, newest first."""
+        while self._undo:
+            self._undo.pop()()

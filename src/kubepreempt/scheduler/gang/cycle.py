@@ -1,0 +1,313 @@
+"""The pod group scheduling cycle: all or nothing for a gang.
+
+Mirrors upstream's ``pkg/scheduler/schedule_one_podgroup.go`` (``podGroupInfoForPod``,
+``podGroupSchedulingDefaultAlgorithm``, ``podGroupPodSchedulingAlgorithm``,
+``submitPodGroupAlgorithmResult``) with the GangScheduling plugin's PreEnqueue and Permit
+(``pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go``):
+
+1. PreEnqueue: a gang whose PodGroup holds fewer than ``minCount`` pods never leaves the
+   queue (``waiting``); a pod whose PodGroup does not exist neither;
+2. each unscheduled pod, highest priority first, runs the ordinary single-pod cycle
+   (:func:`kubepreempt.scheduler.cycle.schedule_one`, DefaultPreemption included); a
+   feasible or preempting pod is assumed on its node (victims removed in memory) so the
+   group's later pods see it; an unschedulable one is left out;
+3. Permit: a gang is allowed once its assigned plus assumed pods reach ``minCount``
+   (a basic group at once);
+4. the group is ``scheduled`` when Permit allowed it with no preemption, ``preempt`` when
+   it did only thanks to preemption (every member waits for its victims to go:
+   ``pod group is waiting for preemption to complete``), else ``unschedulable``; every
+   assumption is undone (nothing here changes the cluster).
+
+Messages are upstream's ``Status.Message()``: the status' error first, then its reasons
+(``pod group is unschedulable, waiting for minCount pods from a gang to be scheduled``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubepreempt.api.objects import Pod
+from kubepreempt.api.podgroup import PodGroup
+from kubepreempt.scheduler.cycle import (
+    IGNORED,
+    PREEMPT,
+    SCHEDULED,
+    SCHEDULING_GATED,
+    SKIPPED,
+    UNSCHEDULABLE,
+    schedule_one,
+)
+from kubepreempt.scheduler.gang.assume import Assumptions
+from kubepreempt.scheduler.gang.members import Members, members_of
+from kubepreempt.scheduler.gang.preemption import PreemptionOutcome, WorkloadPreemption
+from kubepreempt.scheduler.preemption import Evaluator
+from kubepreempt.scheduler.scheduler import Scheduler
+
+WAITING = "waiting"  # PreEnqueue keeps the group's pods out of the scheduling queue
+SCHEDULER_ERROR = "error"
+
+# errPodGroupUnschedulable
+GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+GROUP_WAITING_FOR_PREEMPTION = "pod group is waiting for preemption to complete"
+# GangScheduling PreEnqueue and Permit.
+MIN_COUNT_NOT_QUEUED = "waiting for minCount pods from a gang to appear in scheduling queue"
+MIN_COUNT_NOT_SCHEDULED = "waiting for minCount pods from a gang to be scheduled"
+NO_POD_GROUP = "waiting for pods's pod group {} to appear in scheduling queue"  # %q
+
+# PodGroup status condition (scheduling.k8s.io/v1beta1 well-known type and reasons).
+INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"
+REASON_SCHEDULED = "Scheduled"
+REASON_UNSCHEDULABLE = "Unschedulable"
+REASON_SCHEDULER_ERROR = "SchedulerError"
+
+
+def _joined(*reasons: str) -> str:
+    """``Status.Message()``: reasons joined with ", "."""
+    return ", ".join(r for r in reasons if r)
+
+
+@dataclass(slots=True)
+class MemberResult:
+    """What the group cycle decided for one pod of the group.
+
+    ``result``: ``scheduled`` (bound to ``node``), ``preempt`` (nominated to ``node``,
+    waiting for ``victims`` to go), ``unschedulable`` or ``waiting``; ``message`` is the
+    pod's PodScheduled condition / FailedScheduling event text (empty when scheduled).
+    """
+
+    pod: Pod
+    result: str
+    node: str | None = None
+    message: str = ""
+    victims: list[Pod] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``-o json``."""
+        return {"pod": self.pod.key, "priority": self.pod.priority, "result": self.result,
+                "node": self.node, "message": self.message,
+                "victims": [v.key for v in self.victims]}
+
+
+@dataclass(slots=True, eq=False)
+class GroupDecision:
+    """The outcome of one pod group cycle.
+
+    ``result``: ``scheduled`` | ``preempt`` | ``unschedulable`` | ``waiting`` (PreEnqueue
+    holds the pods) | ``error`` (SchedulerError). ``message`` is the PodGroup's
+    ``PodGroupInitiallyScheduled`` condition message (empty when scheduled or waiting).
+    """
+
+    pod_group: str
+    result: str
+    message: str = ""
+    members: list[MemberResult] = field(default_factory=list)
+    assigned: list[Pod] = field(default_factory=list)
+    group: PodGroup | None = None
+    # Workload-aware preemption's victims (whole units, most important first), when it ran.
+    unit_victims: list[Pod] | None = None
+
+    @property
+    def placements(self) -> dict[str, str]:
+        """Pod -> node for the members placed (bound or nominated)."""
+        return {m.pod.key: m.node for m in self.members if m.node is not None}
+
+    @property
+    def victims(self) -> list[Pod]:
+        """Every pod the group's preemption evicts, once each, in decision order."""
+        if self.unit_victims is not None:
+            return list(self.unit_victims)
+        seen: dict[str, Pod] = {}
+        for m in self.members:
+            for v in m.victims:
+                seen.setdefault(v.key, v)
+        return list(seen.values())
+
+    @property
+    def condition(self) -> dict[str, str] | None:
+        """The ``PodGroupInitiallyScheduled`` condition the scheduler writes (None when
+        no cycle ran)."""
+        if self.result == SCHEDULED:
+            return {"type": INITIALLY_SCHEDULED, "status": "True", "reason": REASON_SCHEDULED,
+                    "message": self.message}
+        if self.result in (PREEMPT, UNSCHEDULABLE):
+            return {"type": INITIALLY_SCHEDULED, "status": "False",
+                    "reason": REASON_UNSCHEDULABLE, "message": self.message}
+        if self.result == SCHEDULER_ERROR:
+            return {"type": INITIALLY_SCHEDULED, "status": "False",
+                    "reason": REASON_SCHEDULER_ERROR, "message": self.message}
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``-o json``."""
+        group = self.group
+        return {
+            "podGroup": self.pod_group,
+            "policy": group.policy if group else None,
+            "minCount": group.min_count if group and group.gang else None,
+            "priority": group.priority if group else None,
+            "result": self.result,
+            "placements": self.placements,
+            "victims": [v.key for v in self.victims],
+            "message": self.message,
+            "condition": self.condition,
+            "assigned": [p.key for p in self.assigned],
+            "members": [m.to_json() for m in self.members],
+        }
+
+
+def schedule_pod_group(sched: Scheduler, namespace: str, name: str,
+                       group: PodGroup | None, *, preemption: bool = True,
+                       now: float | None = None, explain: bool = False,
+                       workload_preemption: WorkloadPreemption | None = None
+                       ) -> GroupDecision:
+    """Decide PodGroup ``namespace/name`` as kube-scheduler 1.37's pod group cycle would
+    (``group`` None: the PodGroup object does not exist). The cluster is not changed.
+
+    ``workload_preemption`` (the WorkloadAwarePreemption gate on): when the group is
+    unschedulable, victims are searched across the whole cluster for the group as one
+    preemptor (:mod:`kubepreempt.scheduler.gang.preemption`)."""
+    key = f"{namespace}/{name}"
+    members = members_of(sched.cluster, namespace, name)
+    if group is None:  # GangScheduling PreEnqueue: the PodGroup must exist
+        return _waiting(key, members, NO_POD_GROUP.format(json.dumps(name)), None)
+    if group.gang and members.count < group.min_count:
+        return _waiting(key, members, MIN_COUNT_NOT_QUEUED, group)
+    queued: list[Pod] = []
+    held: list[MemberResult] = []
+    for pod in members.unscheduled:
+        if pod.scheduling_gates:  # SchedulingGates PreEnqueue: never popped
+            held.append(MemberResult(pod, UNSCHEDULABLE, message=SCHEDULING_GATED))
+        elif pod.terminating:  # skipPodGroupPodSchedule
+            held.append(MemberResult(pod, SKIPPED, message=f"skip schedule deleting pod: "
+                                     f"{pod.key}"))
+        elif sched.profile_for(pod) is None:  # responsibleForPod: never queued
+            held.append(MemberResult(pod, IGNORED, message=(
+                f'no scheduler profile serves schedulerName "{pod.scheduler_name}"; '
+                "kube-scheduler does not queue this pod")))
+        else:
+            queued.append(pod)
+    if not queued:
+        return GroupDecision(key, SCHEDULED if len(members.assigned) >= group.min_count
+                             else WAITING, members=held, assigned=members.assigned,
+                             group=group)
+    names = list(dict.fromkeys(p.scheduler_name for p in queued))
+    if len(names) > 1:  # frameworkForPodGroup
+        message = ("all pods in a single pod group should have the same .spec.schedulerName "
+                   f'set, got: "{names[1]}" and "{names[0]}"')
+        return GroupDecision(key, SCHEDULER_ERROR, message,
+                             [MemberResult(p, UNSCHEDULABLE, message=message) for p in queued]
+                             + held, members.assigned, group)
+    return _run(sched, key, group, members, queued, held, preemption, now, explain,
+                workload_preemption if preemption else None)
+
+
+def _waiting(key: str, members: Members, message: str, group: PodGroup | None
+             ) -> GroupDecision:
+    return GroupDecision(key, WAITING, "", [MemberResult(p, WAITING, message=message)
+                                            for p in members.unscheduled],
+                         members.assigned, group)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One pod's result in a group algorithm run: ``node`` where it was assumed (None:
+    its own cycle rejected it, ``message`` saying why), the victims its preemption
+    needs, and its Permit message (None when rejected, "" when Permit allowed)."""
+
+    pod: Pod
+    node: str | None
+    message: str
+    victims: list[Pod]
+    permit: str | None
+
+
+@dataclass(slots=True)
+class AlgorithmResult:
+    """``podGroupAlgorithmResult``: per-pod outcomes, the group status (``scheduled``,
+    ``preempt`` = waiting on preemption, ``unschedulable``)."""
+
+    outcomes: list[Outcome]
+    status: str
+
+    @property
+    def assumed(self) -> dict[str, str]:
+        """Pod -> node of the pods assumed in this run (``ProposedAssignments``)."""
+        return {o.pod.key: o.node for o in self.outcomes if o.node is not None}
+
+
+def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: list[Pod],
+                    preemption: bool, now: float | None, explain: bool = False
+                    ) -> AlgorithmResult:
+    """``podGroupSchedulingDefaultAlgorithm`` (``preemption=False``: without PostFilter
+    plugins, as workload-aware preemption runs it). Every assumption is undone."""
+    assumptions = Assumptions(sched)
+    outcomes: list[Outcome] = []
+    status = UNSCHEDULABLE  # NewStatus(Unschedulable).WithError(errPodGroupUnschedulable)
+    requires_preemption = False
+    scheduled = assigned  # ScheduledPodsCount: assigned + assumed
+    try:
+        for pod in queued:
+            cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
+                                 evaluator=Evaluator(sched, now=now, materialize=explain))
+            if cycle.result not in (SCHEDULED, PREEMPT):
+                outcomes.append(Outcome(pod, None, cycle.message, [], None))
+                continue  # IsRejected: the group may still be schedulable
+            victims = list(cycle.preemption.victims) if cycle.result == PREEMPT and \
+                cycle.preemption is not None else []
+            assert cycle.node_name is not None
+            assumptions.assume(pod, cycle.node_name, victims)
+            scheduled += 1
+            permit = "" if not group.gang or scheduled >= group.min_count \
+                else MIN_COUNT_NOT_SCHEDULED
+            outcomes.append(Outcome(pod, cycle.node_name, cycle.message, victims, permit))
+            requires_preemption = requires_preemption or cycle.result == PREEMPT
+            if permit == "":  # Permit allowed the group
+                status = PREEMPT if requires_preemption else SCHEDULED
+    finally:
+        assumptions.revert()
+    return AlgorithmResult(outcomes, status)
+
+
+def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: list[Pod],
+         held: list[MemberResult], preemption: bool, now: float | None, explain: bool,
+         workload_preemption: WorkloadPreemption | None = None) -> GroupDecision:
+    """``podGroupCycle``: the algorithm, workload-aware preemption when it failed, then
+    ``submitPodGroupAlgorithmResult``."""
+    algo = group_algorithm(sched, group, len(members.assigned), queued, preemption, now,
+                           explain)
+    status = algo.status
+    group_message = {SCHEDULED: "", PREEMPT: _joined(GROUP_UNSCHEDULABLE,
+                                                     GROUP_WAITING_FOR_PREEMPTION)
+                     }.get(status, GROUP_UNSCHEDULABLE)
+    preempted: PreemptionOutcome | None = None
+    if workload_preemption is not None and status == UNSCHEDULABLE:
+        preempted = workload_preemption.preempt(
+            sched, group, members, queued,
+            lambda: group_algorithm(sched, group, len(members.assigned), queued, False, now))
+        if preempted.ok:
+            status = PREEMPT
+        else:  # result.status.AppendReason(status.String())
+            group_message = _joined(group_message, preempted.message)
+    results: list[MemberResult] = []
+    for o in algo.outcomes:
+        if preempted is not None and preempted.ok:
+            node = preempted.placements.get(o.pod.key)
+            message = o.message if o.permit is None else group_message
+            results.append(MemberResult(o.pod, PREEMPT if node else UNSCHEDULABLE, node,
+                                        message))
+        elif o.permit is None:  # the pod's own FitError / preemption message
+            results.append(MemberResult(o.pod, UNSCHEDULABLE, message=o.message))
+        elif status == SCHEDULED:
+            results.append(MemberResult(o.pod, SCHEDULED, o.node))
+        elif status == PREEMPT:  # waiting on the pods' own preemptions
+            results.append(MemberResult(o.pod, PREEMPT, o.node, group_message, o.victims))
+        else:  # its permit status' message, the preemption no longer relevant
+            results.append(MemberResult(o.pod, UNSCHEDULABLE, message=_joined(
+                GROUP_UNSCHEDULABLE, o.permit)))
+    decision = GroupDecision(key, status, group_message, results + held, members.assigned,
+                             group)
+    if preempted is not None and preempted.ok:
+        decision.unit_victims = preempted.victims
+    return decision

@@ -1,0 +1,45 @@
+"""The pods of a PodGroup, as the scheduler's PodGroupState sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubepreempt.api.objects import Pod
+from kubepreempt.api.podgroup import pod_group_name
+from kubepreempt.cluster import Cluster
+
+
+@dataclass(slots=True)
+class Members:
+    """A PodGroup's pods: ``assigned`` (bound) and ``unscheduled`` (pending), the latter in
+    the order the pod group cycle takes them."""
+
+    assigned: list[Pod] = field(default_factory=list)
+    unscheduled: list[Pod] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        """``PodGroupState.AllPodsCount``: every pod of the group the scheduler knows."""
+        return len(self.assigned) + len(self.unscheduled)
+
+
+def cycle_order(pods: list[Pod]) -> list[Pod]:
+    """``podGroupInfoForPod``'s sort: higher priority first, then the earlier first
+    scheduling attempt (here: the earlier creation, then input order)."""
+    indexed = list(enumerate(pods))
+    indexed.sort(key=lambda ip: (-ip[1].priority,
+                                 ip[1].creation_timestamp if ip[1].creation_timestamp
+                                 is not None else float("-inf"), ip[0]))
+    return [p for _, p in indexed]
+
+
+def members_of(cluster: Cluster, namespace: str, name: str) -> Members:
+    """The pods naming PodGroup ``namespace/name`` in ``spec.schedulingGroup``."""
+    out = Members()
+    for pod in cluster.pods.values():
+        if pod.namespace == namespace and pod_group_name(pod) == name:
+            out.assigned.append(pod)
+    pending = [p for p in cluster.pending.values()
+               if p.namespace == namespace and pod_group_name(p) == name]
+    out.unscheduled = cycle_order(pending)
+    return out

@@ -1,0 +1,240 @@
+"""Workload-aware preemption (KEP-5710): a PodGroup preempts as one preemptor.
+
+Mirrors upstream's ``pkg/scheduler/framework/preemption/podgrouppreemption.go``
+(``PodGroupEvaluator.selectVictimsOnDomain``) and the victim units of ``types.go``
+(``newDomainForWorkloadPreemption``):
+
+- the domain is the whole cluster; every bound pod is a victim unit of its own, except
+  the pods of a PodGroup with ``disruptionMode: all``, which form one unit (all its
+  scheduled pods, on whatever nodes). A unit's priority is its PodGroup's priority when
+  its pods belong to one, else the pod's;
+- units of lower priority than the preemptor PodGroup are the potential victims; all are
+  removed and the group algorithm (without PostFilter plugins) must then succeed;
+- units are ranked by ``moreImportantVictim`` (priority, then a PodGroup before a single
+  pod, then for pods the earlier start, for groups the larger group, then the earlier
+  start) and reprieved in that order, PDB-violating ones first: a unit stays when the
+  group still schedules with it back and no fewer of its pods are placed;
+- what is left to preempt is reported most important first.
+
+Nothing is changed in the end: every removal is undone.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from kubepreempt.api.objects import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
+from kubepreempt.api.podgroup import ALL, PodGroup, pod_group_name
+from kubepreempt.cluster import Cluster
+from kubepreempt.scheduler.gang.members import Members
+from kubepreempt.scheduler.preemption.victims import pdb_covers
+from kubepreempt.scheduler.scheduler import Scheduler
+
+NO_VICTIMS = "No preemption victims found for incoming preemptor"
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # errPodGroupUnschedulable
+NOT_STARTED = float("inf")  # GetPodStartTime: a pod not started yet is the newest
+
+
+@dataclass(slots=True)
+class VictimUnit:
+    """A preemption unit: one pod, or every scheduled pod of an ``all`` PodGroup."""
+
+    key: str  # the pod's or the PodGroup's namespace/name
+    pods: list[Pod]
+    priority: int
+
+    @property
+    def is_pod_group(self) -> bool:
+        """Upstream ``IsPodGroup``: its (first) pod names a scheduling group."""
+        return pod_group_name(self.pods[0]) is not None
+
+    @property
+    def earliest_start(self) -> float:
+        """The earliest ``status.startTime`` of its pods."""
+        return min(p.start_time if p.start_time is not None else NOT_STARTED
+                   for p in self.pods)
+
+
+def more_important_victim(a: VictimUnit, b: VictimUnit) -> bool:
+    """Upstream ``moreImportantVictim``."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    if a.is_pod_group != b.is_pod_group:
+        return a.is_pod_group
+    if not a.is_pod_group:
+        return a.earliest_start < b.earliest_start
+    if len(a.pods) != len(b.pods):
+        return len(a.pods) > len(b.pods)
+    return a.earliest_start < b.earliest_start
+
+
+def importance_order(units: list[VictimUnit]) -> list[VictimUnit]:
+    """Most important first (ties: by key, for a stable answer)."""
+    def cmp(a: VictimUnit, b: VictimUnit) -> int:
+        if more_important_victim(a, b):
+            return -1
+        if more_important_victim(b, a):
+            return 1
+        return (a.key > b.key) - (a.key < b.key)
+
+    return sorted(units, key=functools.cmp_to_key(cmp))
+
+
+class RunResult(Protocol):
+    """What one group algorithm run answers: its status and the pods it assumed."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def assumed(self) -> dict[str, str]: ...
+
+
+@dataclass(slots=True)
+class PreemptionOutcome:
+    """``ok``: victims found (``victims``, most important unit first; ``placements``:
+    where the group's pods go once they are gone); else ``message`` says why not."""
+
+    ok: bool
+    message: str = ""
+    victims: list[Pod] = field(default_factory=list)
+    units: list[VictimUnit] = field(default_factory=list)
+    placements: dict[str, str] = field(default_factory=dict)
+
+
+class _Removals:
+    """Victim units taken off the snapshot, put back on demand or all at the end."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.removed: dict[str, tuple[Pod, str]] = {}
+
+    def remove(self, unit: VictimUnit) -> None:
+        for pod in unit.pods:
+            if pod.key not in self.removed:
+                self.removed[pod.key] = (pod, pod.node_name)
+                self.cluster.remove(pod)
+
+    def add(self, unit: VictimUnit) -> None:
+        for pod in unit.pods:
+            entry = self.removed.pop(pod.key, None)
+            if entry is not None:
+                self.cluster.bind(entry[0], entry[1])
+
+    def restore(self) -> None:
+        for pod, node in list(self.removed.values()):
+            self.cluster.bind(pod, node)
+        self.removed.clear()
+
+
+@dataclass(slots=True)
+class WorkloadPreemption:
+    """The PodGroup evaluator's inputs: the cluster's PodGroups (victims' priorities and
+    disruption modes) and whether PodGroupPreemptionPolicy is on."""
+
+    pod_groups: Mapping[str, PodGroup] = field(default_factory=dict)
+    pod_group_preemption_policy: bool = False
+
+    def _group_of(self, pod: Pod) -> PodGroup | None:
+        name = pod_group_name(pod)
+        return None if name is None else self.pod_groups.get(f"{pod.namespace}/{name}")
+
+    def pod_priority(self, pod: Pod) -> int:
+        """``GetPodPriority``: its PodGroup's priority when it has one, else its own."""
+        group = self._group_of(pod)
+        return group.priority if group is not None else pod.priority
+
+    def units(self, cluster: Cluster) -> list[VictimUnit]:
+        """``getCrossNodesVictims``: every bound pod, ``all`` groups as one unit."""
+        out: dict[str, VictimUnit] = {}
+        for pod in cluster.pods.values():
+            group = self._group_of(pod)
+            if group is None or group.disruption_mode != ALL:
+                out[f"pod:{pod.key}"] = VictimUnit(pod.key, [pod], self.pod_priority(pod))
+            elif f"group:{group.key}" in out:
+                out[f"group:{group.key}"].pods.append(pod)
+            else:
+                out[f"group:{group.key}"] = VictimUnit(group.key, [pod], group.priority)
+        return list(out.values())
+
+    def _eligible(self, cluster: Cluster, group: PodGroup, queued: list[Pod]) -> str:
+        """``preemptorEligibleToPreemptOthers``: "" when eligible, else the reason. The
+        preemptor's policy is the PodGroup's with PodGroupPreemptionPolicy on; without
+        it, Never as soon as one member pod says Never (``newPodGroupPreemptor``)."""
+        if self.pod_group_preemption_policy:
+            policy = group.preemption_policy
+        else:
+            policy = PREEMPT_NEVER if any(p.preemption_policy == PREEMPT_NEVER
+                                          for p in queued) else PREEMPT_LOWER_PRIORITY
+        if policy == PREEMPT_NEVER:
+            return NOT_ELIGIBLE_NEVER
+        for name in {p.nominated_node_name for p in queued if p.nominated_node_name}:
+            idx = cluster.node_index.get(name)
+            if idx is None:
+                continue
+            for other in cluster.node_pods[idx].values():
+                if (self.pod_priority(other) < group.priority and other.terminating
+                        and other.preempted_by_scheduler):
+                    return NOT_ELIGIBLE_TERMINATING
+        return ""
+
+    def _split_by_pdb(self, cluster: Cluster, units: list[VictimUnit]
+                      ) -> tuple[list[VictimUnit], list[VictimUnit]]:
+        """``filterVictimsWithPDBViolation`` over units: a unit violates when any of its
+        pods takes a budget below zero (budgets consumed in the given order)."""
+        pdbs = cluster.pdbs
+        allowed = [pdb.disruptions_allowed for pdb in pdbs]
+        violating: list[VictimUnit] = []
+        ok: list[VictimUnit] = []
+        for unit in units:
+            violated = False
+            for pod in unit.pods:
+                for i, pdb in enumerate(pdbs):
+                    if not pdb_covers(pdb, pod) or pod.name in pdb.disrupted_pods:
+                        continue
+                    allowed[i] -= 1
+                    if allowed[i] < 0:
+                        violated = True
+            (violating if violated else ok).append(unit)
+        return violating, ok
+
+    def preempt(self, sched: Scheduler, group: PodGroup, members: Members,
+                queued: list[Pod], run: Callable[[], RunResult]) -> PreemptionOutcome:
+        """``PodGroupEvaluator.Preempt`` up to the victims (nothing is evicted)."""
+        cluster = sched.cluster
+        reason = self._eligible(cluster, group, queued)
+        if reason:
+            return PreemptionOutcome(False, reason)
+        potential = [u for u in self.units(cluster) if u.priority < group.priority]
+        if not potential:
+            return PreemptionOutcome(False, NO_VICTIMS)
+        removals = _Removals(cluster)
+        try:
+            for unit in potential:
+                removals.remove(unit)
+            first = run()
+            if first.status != "scheduled":
+                return PreemptionOutcome(False, GROUP_UNSCHEDULABLE)
+            max_count = len(first.assumed)
+            violating, non_violating = self._split_by_pdb(cluster,
+                                                          importance_order(potential))
+            to_preempt: list[VictimUnit] = []
+            for unit in [*violating, *non_violating]:
+                removals.add(unit)
+                result = run()
+                count = len(result.assumed)
+                max_count = max(max_count, count)
+                if result.status != "scheduled" or count < max_count:
+                    removals.remove(unit)
+                    to_preempt.append(unit)
+            placements = run().assumed
+        finally:
+            removals.restore()
+        ordered = importance_order(to_preempt)
+        return PreemptionOutcome(True, "", [p for u in ordered for p in u.pods], ordered,
+                                 placements)
