@@ -22,8 +22,11 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 def test_gang_that_fits_is_scheduled(capsys):
     code, out, err = run(capsys, "schedule", str(EXAMPLE), "--pod-group", "team/eval",
                          "-o", "json")
-    assert code == 0 and err == ""
+    # One line says the v1beta1 objects turned the API on (GenericWorkload, 1.37).
+    assert code == 0 and err.startswith("note: the input holds scheduling.k8s.io/v1beta1")
+    assert err.count("\n") == 1
     data = json.loads(out)
+    assert data["modelled"]["featureGates"]["GenericWorkload"] is True
     # One free CPU per node: the three 1-CPU pods spread one per node.
     assert data["result"] == "scheduled" and data["message"] == ""
     assert sorted(data["placements"].values()) == ["node-a", "node-b", "node-c"]

@@ -252,3 +252,22 @@ def test_pods_of_unserved_scheduler_names_are_never_queued():
     pods = by_pod(d)
     assert pods["p2"].result == "ignored"
     assert pods["p1"].message == f"{GROUP_UNSCHEDULABLE}, {MIN_COUNT_NOT_SCHEDULED}"
+
+
+def test_release_switch_sets_the_group_gates() -> None:
+    """1.37 folds gang scheduling and workload-aware preemption into GenericWorkload
+    (kubernetes/kubernetes#139520): asking for a PodGroup turns it on unless the flag says
+    otherwise; 1.36's alpha Workload API is refused, not modelled."""
+    import pytest as _pytest
+
+    from kubepreempt.api.errors import InputError
+    from kubepreempt.commands.schedule_group import gates_for
+    from kubepreempt.release import modelled
+
+    assert gates_for(modelled("1.37")) == {
+        "GenericWorkload": True, "WorkloadAwarePreemption": True,
+        "PodGroupPreemptionPolicy": False}
+    off = gates_for(modelled("1.37", {"GenericWorkload": False}, warn=False))
+    assert off["GenericWorkload"] is False and off["WorkloadAwarePreemption"] is False
+    with _pytest.raises(InputError, match="1.36's alpha API is not modelled"):
+        gates_for(modelled("1.36"))

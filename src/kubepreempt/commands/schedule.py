@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
             from kubepreempt.commands.schedule_group import run_pod_group
 
             run_pod_group(files, pod_group, output, not no_preemption, seed,
-                          scheduler_config, sample_nodes)
+                          scheduler_config, sample_nodes, release=current_modelled())
             return
         if new:
             run_what_if(files, new, pod, output, explain, not no_preemption, seed,

@@ -9,6 +9,7 @@ WorkloadAwarePreemption gate on, an unschedulable group runs workload-aware pree
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 
 from kubepreempt.api.errors import InputError
@@ -19,6 +20,7 @@ from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import build_cluster
 from kubepreempt.live.options import load_input, qualify
+from kubepreempt.release import Modelled
 from kubepreempt.scheduler.config import use_scheduler_config
 from kubepreempt.scheduler.gang import GroupDecision, schedule_pod_group
 from kubepreempt.scheduler.gang.preemption import WorkloadPreemption
@@ -28,11 +30,33 @@ from kubepreempt.scheduler.scheduler import Scheduler
 POD_GROUP_GATES: Mapping[str, bool] = {"GenericWorkload": True}
 
 
+def gates_for(release: Modelled) -> dict[str, bool]:
+    """The gates a group decision runs with under ``release`` (``--kube-version``,
+    ``--feature-gates``): GenericWorkload is on unless the flag turns it off (asking for a
+    PodGroup says the API is served), and with it, in 1.37, gang scheduling and
+    workload-aware preemption (the gates 1.36 had for them were folded into it)."""
+    if release.version != "1.37":
+        raise InputError(f"--pod-group models Kubernetes 1.37's scheduling.k8s.io/v1beta1 "
+                         f"Workload API; {release.version}'s alpha API is not modelled "
+                         "(use --kube-version 1.37)")
+    generic = release.overrides.get("GenericWorkload", True)
+    on = Modelled(release.release, {**release.overrides, "GenericWorkload": generic})
+    return {"GenericWorkload": generic,
+            "WorkloadAwarePreemption": on.workload_aware_preemption,
+            "PodGroupPreemptionPolicy": on.enabled("PodGroupPreemptionPolicy")}
+
+
 def run_pod_group(files: list[str] | None, pod_group: str, output: str, preemption: bool,
                   seed: int, scheduler_config: str | None = None, sample_nodes: bool = False,
-                  gates: Mapping[str, bool] | None = None) -> None:
-    """Load, decide the PodGroup, print one object (``-o json``) or a table."""
+                  gates: Mapping[str, bool] | None = None,
+                  release: Modelled | None = None) -> None:
+    """Load, decide the PodGroup, print one object (``-o json``) or a table; the gates
+    come from ``release`` when given (:func:`gates_for`), else from ``gates``."""
     key = qualify(pod_group, "--pod-group")
+    if release is not None:
+        gates = {**gates_for(release), **(gates or {})}
+        release = Modelled(release.release, {**release.overrides,
+                                             "GenericWorkload": gates["GenericWorkload"]})
     with loading("reading the cluster", output):
         docs = load_input(files)
         cluster = build_cluster(docs, extra_kinds=KINDS)
@@ -50,8 +74,15 @@ def run_pod_group(files: list[str] | None, pod_group: str, output: str, preempti
     if group is None and not decision.members:
         raise InputError(f"--pod-group {key}: no such PodGroup in the input, and no pod "
                          "names it in spec.schedulingGroup.podGroupName")
+    if release is not None and "GenericWorkload" not in release.overrides:
+        print(f"note: the input holds scheduling.k8s.io/v1beta1 objects, so GenericWorkload "
+              f"is taken as on for Kubernetes {release.version} (--feature-gates "
+              "GenericWorkload=false refuses them)", file=sys.stderr)
     if output in DATA_OUTPUTS:
-        emit({**decision.to_json(), "seed": seed}, output)
+        out = {**decision.to_json(), "seed": seed}
+        if release is not None:
+            out["modelled"] = release.to_json()
+        emit(out, output)
     else:
         render_group(decision)
 
