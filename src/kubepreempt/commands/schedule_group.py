@@ -53,6 +53,7 @@ def run_pod_group(files: list[str] | None, pod_group: str, output: str, preempti
     """Load, decide the PodGroup, print one object (``-o json``) or a table; the gates
     come from ``release`` when given (:func:`gates_for`), else from ``gates``."""
     key = qualify(pod_group, "--pod-group")
+    taken_on = release is not None and "GenericWorkload" not in release.overrides
     if release is not None:
         gates = {**gates_for(release), **(gates or {})}
         release = Modelled(release.release, {**release.overrides,
@@ -74,7 +75,7 @@ def run_pod_group(files: list[str] | None, pod_group: str, output: str, preempti
     if group is None and not decision.members:
         raise InputError(f"--pod-group {key}: no such PodGroup in the input, and no pod "
                          "names it in spec.schedulingGroup.podGroupName")
-    if release is not None and "GenericWorkload" not in release.overrides:
+    if taken_on and release is not None:
         print(f"note: the input holds scheduling.k8s.io/v1beta1 objects, so GenericWorkload "
               f"is taken as on for Kubernetes {release.version} (--feature-gates "
               "GenericWorkload=false refuses them)", file=sys.stderr)
