@@ -19,7 +19,8 @@ import numpy as np
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.names import did_you_mean, object_key
 from kubepreempt.api.objects import Node, Pod
-from kubepreempt.cluster import POD_CREATORS, Cluster, build_cluster
+from kubepreempt.cluster import Cluster
+from kubepreempt.loader import POD_CREATORS, build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.cycle import (

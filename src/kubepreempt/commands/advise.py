@@ -19,10 +19,10 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.loader import SCHEDULER_KINDS, build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape

@@ -11,11 +11,11 @@ from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, loading, output_option
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.eviction import RESOURCES, EvictionRanking, rank_node
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.kubelet.metrics import parse_pod_metrics
 from kubepreempt.live.options import FilesArg, live_input, load_input
+from kubepreempt.loader import SCHEDULER_KINDS, build_cluster
 
 
 def render(rank: EvictionRanking, console: Console | None = None) -> None:

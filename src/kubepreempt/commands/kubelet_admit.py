@@ -17,10 +17,10 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.admission import AdmissionResult, admit
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.loader import SCHEDULER_KINDS, build_cluster
 
 _COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
 

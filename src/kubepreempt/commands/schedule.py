@@ -25,7 +25,6 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
@@ -34,6 +33,7 @@ from kubepreempt.decide import (
     schedule,
 )
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.loader import SCHEDULER_KINDS, build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS

@@ -17,10 +17,11 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import parse_pod
-from kubepreempt.cluster import Cluster, build_cluster
+from kubepreempt.cluster import Cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
 from kubepreempt.live.reflector import Event
 from kubepreempt.live.resources import FILE_ONLY_KINDS
+from kubepreempt.loader import build_cluster
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.scheduler.preemption import TIE_BREAKS, Candidate
 
