@@ -20,7 +20,7 @@ from kubepreempt.api.errors import InputError
 from kubepreempt.api.names import did_you_mean, object_key
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.cluster import Cluster
-from kubepreempt.loader import POD_CREATORS, build_cluster
+from kubepreempt.loader import POD_CREATORS, build_with_warnings, print_warnings
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.cycle import (
@@ -140,8 +140,12 @@ _EQ_FIELDS = ("pod", "result", "node", "victims", "message", "pdb_violations",
 
 
 def load_cluster(paths: Iterable[str], warn: bool = True) -> Cluster:
-    """Load manifests (files, directories, ``-``) into a cluster snapshot."""
-    return build_cluster(load_documents(paths), warn=warn)
+    """Load manifests (files, directories, ``-``) into a cluster snapshot; ``warn``
+    prints the loading warnings on stderr."""
+    cluster, warnings = build_with_warnings(load_documents(paths))
+    if warn:
+        print_warnings(warnings)
+    return cluster
 
 
 def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:

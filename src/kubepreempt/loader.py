@@ -3,13 +3,15 @@
 :func:`build_cluster` parses every kind the scheduler reads (``SCHEDULER_KINDS``), in
 dependency order: PriorityClasses and RuntimeClasses before the pods they resolve,
 nodes (sorted by name) before the pods bound to them, pods before the PDBs counting
-them. Errors name the object (:class:`~kubepreempt.api.errors.InputError`).
+them. Errors name the object (:class:`~kubepreempt.api.errors.InputError`). Warnings
+are returned, not printed: the commands print them where they always have.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from typing import TextIO
 
 from kubepreempt.admission.quota import CONFIG_KINDS as QUOTA_CONFIG_KINDS
 from kubepreempt.admission.quota import KIND as QUOTA_KIND
@@ -36,19 +38,35 @@ POD_CREATORS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Job", "Cro
                           "DaemonSet", "ReplicationController"})
 
 
-def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str] = ()) -> Cluster:
-    """Typed cluster snapshot from loaded documents.
+def build_with_warnings(docs: Documents, extra_kinds: Iterable[str] = ()
+                        ) -> tuple[Cluster, list[str]]:
+    """The cluster of loaded documents, and the warning lines loading it gave (in order;
+    the caller prints them, :func:`print_warnings`).
 
     Kinds outside the scheduler's (and ``extra_kinds``) are skipped with one warning line.
     Pods that finished (phase Succeeded/Failed) are ignored, as the scheduler's informer
-    ignores them. Pods not yet admitted get their RuntimeClass's overhead and scheduling
-    (:mod:`kubepreempt.api.runtimeclass`).
+    ignores them, with one warning line. Pods not yet admitted get their RuntimeClass's
+    overhead and scheduling (:mod:`kubepreempt.api.runtimeclass`).
     """
     with paused_gc(freeze=True):
-        return _build_cluster(docs, warn, extra_kinds)
+        return _build_cluster(docs, extra_kinds)
 
 
-def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> Cluster:
+def print_warnings(warnings: Iterable[str], stream: TextIO | None = None) -> None:
+    """Each warning line on ``stream`` (stderr)."""
+    for line in warnings:
+        print(line, file=stream or sys.stderr)
+
+
+def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str] = ()) -> Cluster:
+    """:func:`build_with_warnings`, printing the warnings on stderr when ``warn``."""
+    cluster, warnings = build_with_warnings(docs, extra_kinds)
+    if warn:
+        print_warnings(warnings)
+    return cluster
+
+
+def _build_cluster(docs: Documents, extra_kinds: Iterable[str]) -> tuple[Cluster, list[str]]:
     classes: list[PriorityClass] = []
     for o in docs.of("PriorityClass"):
         with reading(o):
@@ -131,9 +149,11 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
             pdb = parse_pdb(o.body, o.source)
         pdb.disruptions_allowed = pdb_disruptions_allowed(pdb, all_pods)
         cluster.pdbs.append(pdb)
-    if warn:
-        docs.warn_unused((*SCHEDULER_KINDS, *extra_kinds))
-        if finished:
-            print(f"warning: ignored {finished} finished pod(s) (phase Succeeded/Failed), as "
-                  "the scheduler does", file=sys.stderr)
-    return cluster
+    warnings: list[str] = []
+    unused = docs.unused_warning((*SCHEDULER_KINDS, *extra_kinds))
+    if unused is not None:
+        warnings.append(unused)
+    if finished:
+        warnings.append(f"warning: ignored {finished} finished pod(s) (phase Succeeded/Failed), "
+                        "as the scheduler does")
+    return cluster, warnings

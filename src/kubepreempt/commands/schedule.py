@@ -33,7 +33,7 @@ from kubepreempt.decide import (
     schedule,
 )
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
-from kubepreempt.loader import SCHEDULER_KINDS, build_cluster
+from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
@@ -85,7 +85,8 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --pod [NAMESPACE/]NAME or -f NEW.yaml",
                                      param_hint="--pod")
         with loading("reading the cluster", output):
-            cluster = build_cluster(load_input(files))
+            cluster, warnings = build_with_warnings(load_input(files))
+            print_warnings(warnings)
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
         decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
                             seed=seed)
@@ -105,7 +106,8 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
     from kubepreempt.whatif.place import what_if
 
     with loading("reading the cluster", output):
-        cluster = build_cluster(load_input(files))
+        cluster, warnings = build_with_warnings(load_input(files))
+        print_warnings(warnings)
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
     extra = [resolve_pod(cluster, qualify(pod))] if pod else []
     docs = load_documents(new)
