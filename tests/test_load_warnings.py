@@ -52,3 +52,10 @@ def test_the_schedule_command_prints_them_on_stderr(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert err == ("warning: skipped objects of kinds kubepreempt does not use here: "
                    "1 ConfigMap\n")
+
+
+def test_the_cluster_module_names_the_configuration_kind_the_scheduler_parses() -> None:
+    from kubepreempt.cluster import SCHEDULER_CONFIG_KIND, SCHEDULER_KINDS
+    from kubepreempt.scheduler.config import KIND
+
+    assert SCHEDULER_CONFIG_KIND == KIND and KIND in SCHEDULER_KINDS

@@ -152,3 +152,24 @@ def _bound(arrival: str) -> list[tuple[float, str | None]]:
 def test_a_node_that_arrives_later_wins_the_tie_as_if_present_from_the_start() -> None:
     assert _bound("0s") == [(10.0, "node-a")]
     assert _bound("5s") == [(10.0, "node-a")]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text("abc", min_size=1, max_size=3), min_size=1, max_size=10, unique=True),
+       st.integers(0, 10), st.data())
+def test_the_best_value_ties_to_the_first_name(names, loaded, data) -> None:
+    # Some nodes loaded (sorted), the rest joined one by one in the given order.
+    cluster = Cluster()
+    cluster.add_nodes([parse_node(node(n), Source()) for n in sorted(names[:loaded])])
+    for name in names[loaded:]:
+        cluster.add_node(parse_node(node(name), Source()))
+    n = len(cluster.nodes)
+    values = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
+    best = values.max()
+    expect = min((i for i in range(n) if values[i] == best), key=lambda i: cluster.nodes[i].name)
+    assert cluster.best_first_by_name(values) == expect
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1))), np.int64)
+    sub = values[rows]
+    expect_sub = min((k for k in range(rows.size) if sub[k] == sub.max()),
+                     key=lambda k: cluster.nodes[rows[k]].name)
+    assert cluster.best_first_by_name(sub, rows) == expect_sub

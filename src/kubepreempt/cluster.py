@@ -13,10 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kubepreempt.admission.quota import CONFIG_KINDS as QUOTA_CONFIG_KINDS
+from kubepreempt.admission.quota import KIND as QUOTA_KIND
 from kubepreempt.admission.quota import QuotaAdmission
 from kubepreempt.api.errors import Source
 from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.api.runtimeclass import RuntimeClassAdmission
+from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.snapshot import (
     BASE_RESOURCES,
     CPU,
@@ -32,8 +35,18 @@ from kubepreempt.snapshot import (
 if TYPE_CHECKING:  # the type only: importing the scheduler's plugins costs ~30 ms
     from kubepreempt.scheduler.config import SchedulerConfig
 
-__all__ = ["BASE_RESOURCES", "CPU", "EPHEMERAL", "INT64_MAX", "MEMORY", "PODS", "Cluster",
-           "NodeView", "Snapshot", "pdb_disruptions_allowed"]
+__all__ = ["BASE_RESOURCES", "CPU", "EPHEMERAL", "INT64_MAX", "MEMORY", "PODS",
+           "POD_CREATORS", "SCHEDULER_CONFIG_KIND", "SCHEDULER_KINDS", "Cluster", "NodeView",
+           "Snapshot", "pdb_disruptions_allowed"]
+
+SCHEDULER_CONFIG_KIND = "KubeSchedulerConfiguration"  # scheduler.config.KIND
+#: The kinds a Cluster is loaded from (:func:`kubepreempt.loader.build_cluster`).
+SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
+                   "RuntimeClass", QUOTA_KIND, *QUOTA_CONFIG_KINDS, *SOURCE_KINDS,
+                   SCHEDULER_CONFIG_KIND)
+#: Kinds whose controllers create pods (for hints when one is named where a pod is expected).
+POD_CREATORS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob",
+                          "DaemonSet", "ReplicationController"})
 
 
 @dataclass(slots=True, eq=False)

@@ -13,29 +13,19 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO
 
-from kubepreempt.admission.quota import CONFIG_KINDS as QUOTA_CONFIG_KINDS
-from kubepreempt.admission.quota import KIND as QUOTA_KIND
 from kubepreempt.admission.quota import QuotaAdmission
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Namespace, Node, Pod, parse_node, parse_pdb, parse_pod
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
 from kubepreempt.api.runtimeclass import RuntimeClassAdmission, parse_runtime_class
 from kubepreempt.api.spread_sources import SOURCE_KINDS
-from kubepreempt.cluster import Cluster
+from kubepreempt.cluster import POD_CREATORS, SCHEDULER_CONFIG_KIND, SCHEDULER_KINDS, Cluster
 from kubepreempt.manifests import Documents, paused_gc, reading
-from kubepreempt.scheduler.config import KIND as SCHEDULER_CONFIG_KIND
 from kubepreempt.scheduler.config import parse_scheduler_config
 from kubepreempt.snapshot import pdb_disruptions_allowed
 
-#: The kinds :func:`build_cluster` reads.
-SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
-                   "RuntimeClass", QUOTA_KIND, *QUOTA_CONFIG_KINDS, *SOURCE_KINDS,
-                   SCHEDULER_CONFIG_KIND)
-
-
-#: Kinds whose controllers create pods (for hints when one is named where a pod is expected).
-POD_CREATORS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob",
-                          "DaemonSet", "ReplicationController"})
+__all__ = ["POD_CREATORS", "SCHEDULER_KINDS", "build_cluster", "build_with_warnings",
+           "print_warnings"]
 
 
 def build_with_warnings(docs: Documents, extra_kinds: Iterable[str] = ()

@@ -85,6 +85,11 @@ class Snapshot:
     # Services / ReplicationControllers / ReplicaSets / StatefulSets: the selectors of
     # PodTopologySpread's system-default constraints.
     spread_sources: SpreadSources = field(default_factory=SpreadSources)
+    # The name rank (see ``name_rank``); None until read after nodes joined or left.
+    _name_rank: np.ndarray | None = None
+    # Nodes [0, _sorted_prefix) are in name order. Loading adds nodes sorted by name, so
+    # it usually covers every node; nodes that join later out of order stay past it.
+    _sorted_prefix: int = 0
 
     def __post_init__(self) -> None:
         self.resource_index = {r: i for i, r in enumerate(self.resources)}
@@ -105,6 +110,7 @@ class Snapshot:
         self.node_index[node.name] = len(self.nodes)
         self.nodes.append(node)
         self.node_pods.append({})
+        self._names_joined(len(self.nodes) - 1)
         self.generation += 1
         self.node_generation += 1
         return len(self.nodes) - 1
@@ -130,6 +136,7 @@ class Snapshot:
         self.nonzero = np.vstack([self.nonzero, np.zeros((len(nodes), 2), np.int64)])
         self.nodes.extend(nodes)
         self.node_pods.extend({} for _ in nodes)
+        self._names_joined(start)
         self.generation += 1
         self.node_generation += 1
 
@@ -146,6 +153,8 @@ class Snapshot:
             del self.node_index[node.name]
         del self.nodes[keep:]
         del self.node_pods[keep:]
+        self._name_rank = None
+        self._sorted_prefix = min(self._sorted_prefix, keep)
         self.alloc, self.requested = self.alloc[:keep].copy(), self.requested[:keep].copy()
         self.nonzero = self.nonzero[:keep].copy()
         for prio, rows in list(self.prio_requested.items()):
@@ -156,6 +165,57 @@ class Snapshot:
         self.generation += 1
         self.node_generation += 1
         return gone
+
+    def _names_joined(self, start: int) -> None:
+        """Nodes from index ``start`` on joined: the rank is read afresh, and the sorted
+        prefix grows while each name sorts after the one before it."""
+        self._name_rank = None
+        k = self._sorted_prefix
+        if k == start:
+            nodes = self.nodes
+            while k < len(nodes) and (k == 0 or nodes[k - 1].name < nodes[k].name):
+                k += 1
+            self._sorted_prefix = k
+
+    @property
+    def name_rank(self) -> np.ndarray:
+        """Each node's place in name order: ``name_rank[i] < name_rank[j]`` when node
+        ``i``'s name sorts before node ``j``'s, whatever order they joined in (a node
+        added during a simulation gets the index after the others, not its name's
+        place). Kept as nodes join and leave; read-only."""
+        rank = self._name_rank
+        if rank is None:
+            n = len(self.nodes)
+            rank = np.arange(n, dtype=np.int64)
+            if self._sorted_prefix < n:
+                names = [node.name for node in self.nodes]
+                rank[np.array(sorted(range(n), key=names.__getitem__), np.int64)] = \
+                    np.arange(n, dtype=np.int64)
+            self._name_rank = rank
+        return rank
+
+    @property
+    def names_in_order(self) -> bool:
+        """Whether node indices follow name order (the lowest index is the first name)."""
+        return self._sorted_prefix == len(self.nodes)
+
+    def best_first_by_name(self, values: np.ndarray, nodes: np.ndarray | None = None) -> int:
+        """The position of the highest of ``values``; among equal ones, that of the node
+        whose name sorts first. ``values[k]`` belongs to node ``nodes[k]`` (ascending
+        indices), or to node ``k`` when ``nodes`` is None."""
+        pick = int(np.argmax(values))
+        prefix = self._sorted_prefix
+        if prefix == len(self.nodes):
+            return pick  # the first maximum is the first name
+        # Within the sorted prefix the first maximum has the first name; it competes
+        # with the equal values of the nodes past the prefix, by rank.
+        start = prefix if nodes is None else int(np.searchsorted(nodes, prefix))
+        rivals = np.flatnonzero(values[start:] == values[pick]) + start
+        if rivals.size and (rivals.size > 1 or int(rivals[0]) != pick):
+            candidates = np.concatenate(([pick], rivals))
+            rows = candidates if nodes is None else nodes[candidates]
+            pick = int(candidates[np.argmin(self.name_rank[rows])])
+        return pick
 
     def _column(self, resource: str) -> int:
         col = self.resource_index.get(resource)

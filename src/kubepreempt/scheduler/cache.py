@@ -21,9 +21,9 @@ Invalidation, exactly as the snapshot's counters say:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
-from weakref import WeakKeyDictionary
 
 from kubepreempt.snapshot import Snapshot
 
@@ -41,14 +41,19 @@ class SnapshotCaches:
         self.preemption_index: Any = None  # a PreemptionIndex, kept by preemption/fast.py
 
 
-_CACHES: WeakKeyDictionary[Snapshot, SnapshotCaches] = WeakKeyDictionary()
+# id(snapshot) -> its caches; an entry leaves with its snapshot (``weakref.finalize``,
+# which runs before the id can be reused). A plain dict: a WeakKeyDictionary lookup
+# builds a weak reference per call, and node_cached runs several times per cycle.
+_CACHES: dict[int, SnapshotCaches] = {}
 
 
 def caches_of(snapshot: Snapshot) -> SnapshotCaches:
     """The caches of ``snapshot`` (empty ones the first time it is seen)."""
-    caches = _CACHES.get(snapshot)
+    caches = _CACHES.get(id(snapshot))
     if caches is None:
-        caches = _CACHES[snapshot] = SnapshotCaches()
+        key = id(snapshot)
+        caches = _CACHES[key] = SnapshotCaches()
+        weakref.finalize(snapshot, _CACHES.pop, key, None)
     return caches
 
 
@@ -58,7 +63,7 @@ def node_cached(snapshot: Snapshot, key: Hashable, compute: Callable[[Snapshot],
     Per-node masks that depend only on node objects and a pod's scheduling signature
     (selectors, tolerations) are computed once for a thousand pods of one template.
     """
-    caches = caches_of(snapshot)
+    caches = _CACHES.get(id(snapshot)) or caches_of(snapshot)
     if caches.generation != snapshot.node_generation:
         caches.entries = {}
         caches.generation = snapshot.node_generation

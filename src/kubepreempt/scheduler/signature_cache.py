@@ -159,7 +159,7 @@ class SignatureCache:
                     plugin.pre_score(state, feasible)
                 part += plugin.score(state, feasible) * plugin.weight
             total[feasible] = part
-        best = int(np.argmax(total))
+        best = cluster.best_first_by_name(total)  # select_host's tie-break
         return best if total[best] != _INFEASIBLE else None
 
 

@@ -105,7 +105,6 @@ class PreemptionIndex:
         self.pdb_hit = np.zeros(n, bool)
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.pdb_count = len(cluster.pdbs)
-        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
         for i in range(n):
             self._row(i)
 
@@ -140,8 +139,6 @@ class PreemptionIndex:
         self.count = np.pad(self.count, (0, n - old))
         self.pdb_hit = np.pad(self.pdb_hit, (0, n - old))
         self.pods.extend([] for _ in range(old, n))
-        # A new name can rank anywhere among the others.
-        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
         for i in range(old, n):
             self._row(i)
 
@@ -305,4 +302,5 @@ class PreemptionCache:
         """Node-pick metrics of the cached nodes ``rows``."""
         return CandidateMetrics(np.zeros(rows.size, np.int64), self.highest[rows],
                                 self.psum[rows], self.count[rows],
-                                np.minimum(self.earliest[rows], now), self.index.names[rows])
+                                np.minimum(self.earliest[rows], now),
+                                self.state.cluster.name_rank[rows])
