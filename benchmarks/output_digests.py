@@ -40,7 +40,7 @@ def _strip(value: Any) -> Any:
 
 
 def _pending(path: Path) -> list[str]:
-    from kubepreempt.loader import build_cluster
+    from kubepreempt.cluster import build_cluster
     from kubepreempt.manifests import load_documents
     cluster = build_cluster(load_documents([str(path)]), warn=False)
     return sorted(cluster.pending)

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
-from kubepreempt.cluster import Cluster
-from kubepreempt.loader import build_cluster
+from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import Documents, RawObject, check_object
 
 FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}

@@ -23,7 +23,7 @@ from kubepreempt.api.objects import LazyPod, Pod, parse_pod
 from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.api.validation import validate_pod
 from kubepreempt.cli import main
-from kubepreempt.loader import build_cluster
+from kubepreempt.cluster import build_cluster
 from kubepreempt.manifests import load_documents
 
 RESOLVE = PriorityResolver([]).resolve

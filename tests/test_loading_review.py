@@ -140,7 +140,7 @@ def test_the_package_still_offers_its_names_and_submodules_after_a_bare_import()
     # Before the lazy attributes, `import kubepreempt` imported the engine, so its
     # submodules were attributes and dir() listed the re-exported names.
     code = ("import kubepreempt as k; print(sorted(set(k.__all__) - set(dir(k)))); "
-            "print(k.loader.build_cluster.__name__, k.manifests.load_documents.__name__)")
+            "print(k.cluster.build_cluster.__name__, k.manifests.load_documents.__name__)")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout.splitlines()
     assert out == ["[]", "build_cluster load_documents"]

@@ -137,8 +137,7 @@ def test_bind_many_matches_bind() -> None:
 
     from kubepreempt.api.errors import Source
     from kubepreempt.api.objects import parse_pod as parse
-    from kubepreempt.cluster import Cluster
-    from kubepreempt.loader import build_cluster
+    from kubepreempt.cluster import Cluster, build_cluster
     from kubepreempt.manifests import Documents, RawObject
 
     docs = Documents()

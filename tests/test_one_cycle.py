@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kubepreempt import decide, workloads
-from kubepreempt.loader import build_cluster
+from kubepreempt.cluster import build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.cycle import PREEMPT, SCHEDULED, CycleResult

@@ -10,7 +10,7 @@ make the *other* nodes of its domain infeasible where a domain holds several nod
 from __future__ import annotations
 
 from kubepreempt import workloads
-from kubepreempt.loader import build_cluster
+from kubepreempt.cluster import build_cluster
 from kubepreempt.scheduler import cycle
 from tests.builders import docs_of, node, pod
 from tests.test_one_cycle import NOW, spy

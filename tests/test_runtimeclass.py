@@ -89,7 +89,7 @@ def test_conflicting_node_selector_rejects_the_pod():
 def test_runtime_class_objects_are_read_not_skipped(capsys):
     from builders import docs_of
 
-    from kubepreempt.loader import build_cluster
+    from kubepreempt.cluster import build_cluster
     build_cluster(docs_of(node("n1"), runtime_class("kata")), warn=True)
     assert "RuntimeClass" not in capsys.readouterr().err
 

@@ -1,25 +1,21 @@
-"""The cluster as loaded: the scheduler's snapshot plus what the apiserver side holds.
+"""The cluster, in one import: :class:`Cluster`, the snapshot's names, and loading.
 
-:class:`Cluster` is a :class:`~kubepreempt.snapshot.Snapshot` with the state that is not
-the scheduler's to read: priority-class resolution, RuntimeClass and ResourceQuota
-admission for pods created after loading, the KubeSchedulerConfiguration the input
-carried, and hints for names that are not pods. :mod:`kubepreempt.loader` builds one from
-manifests. The snapshot's names are re-exported here for the callers that import them
-from this module.
+The pieces live in their own modules, layered so that the scheduler sits between them:
+:mod:`kubepreempt.snapshot` (what the scheduler reads; imports nothing of the scheduler),
+:mod:`kubepreempt.cluster_state` (``Cluster``: the snapshot plus admission state, the
+scheduler configuration and input hints) and :mod:`kubepreempt.loader`
+(``build_cluster``). Callers outside the scheduler may import any of them from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from kubepreempt.admission.quota import CONFIG_KINDS as QUOTA_CONFIG_KINDS
-from kubepreempt.admission.quota import KIND as QUOTA_KIND
-from kubepreempt.admission.quota import QuotaAdmission
-from kubepreempt.api.errors import Source
-from kubepreempt.api.priority import PriorityResolver
-from kubepreempt.api.runtimeclass import RuntimeClassAdmission
-from kubepreempt.api.spread_sources import SOURCE_KINDS
+from kubepreempt.cluster_state import (
+    POD_CREATORS,
+    SCHEDULER_CONFIG_KIND,
+    SCHEDULER_KINDS,
+    Cluster,
+)
+from kubepreempt.loader import build_cluster, build_with_warnings, print_warnings
 from kubepreempt.snapshot import (
     BASE_RESOURCES,
     CPU,
@@ -32,42 +28,7 @@ from kubepreempt.snapshot import (
     pdb_disruptions_allowed,
 )
 
-if TYPE_CHECKING:  # the type only: importing the scheduler's plugins costs ~30 ms
-    from kubepreempt.scheduler.config import SchedulerConfig
-
 __all__ = ["BASE_RESOURCES", "CPU", "EPHEMERAL", "INT64_MAX", "MEMORY", "PODS",
            "POD_CREATORS", "SCHEDULER_CONFIG_KIND", "SCHEDULER_KINDS", "Cluster", "NodeView",
-           "Snapshot", "pdb_disruptions_allowed"]
-
-SCHEDULER_CONFIG_KIND = "KubeSchedulerConfiguration"  # scheduler.config.KIND
-#: The kinds a Cluster is loaded from (:func:`kubepreempt.loader.build_cluster`).
-SCHEDULER_KINDS = ("Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace",
-                   "RuntimeClass", QUOTA_KIND, *QUOTA_CONFIG_KINDS, *SOURCE_KINDS,
-                   SCHEDULER_CONFIG_KIND)
-#: Kinds whose controllers create pods (for hints when one is named where a pod is expected).
-POD_CREATORS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob",
-                          "DaemonSet", "ReplicationController"})
-
-
-@dataclass(slots=True, eq=False)
-class Cluster(Snapshot):
-    """A cluster: the snapshot the scheduler reads, and the admission state, scheduler
-    configuration and input hints around it. Build it with
-    :func:`kubepreempt.loader.build_cluster` or :meth:`Cluster.empty`."""
-
-    priority: PriorityResolver = field(default_factory=PriorityResolver)
-    # Applies RuntimeClass overhead and scheduling to pods the apiserver has not admitted.
-    runtime_classes: RuntimeClassAdmission = field(default_factory=RuntimeClassAdmission)
-    # ResourceQuota admission for pods created after loading (schedule -f, the simulator).
-    quota: QuotaAdmission = field(default_factory=QuotaAdmission)
-    # A KubeSchedulerConfiguration among the inputs (or set by --scheduler-config): the
-    # profiles a Scheduler over this cluster uses. None = upstream's default profile.
-    scheduler_config: SchedulerConfig | None = None
-    # ns/name -> (kind, where it was read) of the input's other namespaced objects, so a
-    # --pod that names one of them gets a precise hint.
-    other_objects: dict[str, tuple[str, Source]] = field(default_factory=dict)
-
-    @staticmethod
-    def empty() -> Cluster:
-        """An empty cluster."""
-        return Cluster()
+           "Snapshot", "build_cluster", "build_with_warnings", "pdb_disruptions_allowed",
+           "print_warnings"]

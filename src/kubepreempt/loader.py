@@ -19,7 +19,7 @@ from kubepreempt.api.objects import Namespace, Node, Pod, parse_node, parse_pdb,
 from kubepreempt.api.priority import PriorityClass, PriorityResolver, parse_priority_class
 from kubepreempt.api.runtimeclass import RuntimeClassAdmission, parse_runtime_class
 from kubepreempt.api.spread_sources import SOURCE_KINDS
-from kubepreempt.cluster import POD_CREATORS, SCHEDULER_CONFIG_KIND, SCHEDULER_KINDS, Cluster
+from kubepreempt.cluster_state import POD_CREATORS, SCHEDULER_CONFIG_KIND, SCHEDULER_KINDS, Cluster
 from kubepreempt.manifests import Documents, paused_gc, reading
 from kubepreempt.scheduler.config import parse_scheduler_config
 from kubepreempt.snapshot import pdb_disruptions_allowed

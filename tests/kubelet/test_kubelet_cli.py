@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from kubepreempt.cli import main
+from kubepreempt.cluster import build_cluster
 from kubepreempt.decide import schedule
-from kubepreempt.loader import build_cluster
 from kubepreempt.manifests import load_documents
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kubelet"

@@ -25,12 +25,12 @@ from werkzeug import Request, Response
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import main
+from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live.client import ApiClient
 from kubepreempt.live.kubeconfig import resolve
 from kubepreempt.live.lister import list_all
 from kubepreempt.live.resources import FILE_ONLY_KINDS, RESOURCES
 from kubepreempt.live.snapshot import read_documents
-from kubepreempt.loader import SCHEDULER_KINDS
 from kubepreempt.manifests import load_documents
 
 PODS = RESOURCES["Pod"]

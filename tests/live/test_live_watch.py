@@ -31,11 +31,11 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from kubepreempt.api.errors import InputError
+from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live import watch_loop
 from kubepreempt.live.kubeconfig import resolve
 from kubepreempt.live.reflector import Event
 from kubepreempt.live.watcher import Watcher
-from kubepreempt.loader import SCHEDULER_KINDS
 
 WATCH_QUERY = recorded_query("pods-watch")  # watch=1&resourceVersion=451&...&timeoutSeconds=6
 

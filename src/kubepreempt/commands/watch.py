@@ -13,8 +13,8 @@ import yaml
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli_common import TABLE, output_option
+from kubepreempt.cluster import SCHEDULER_KINDS
 from kubepreempt.live.options import current, live_input
-from kubepreempt.loader import SCHEDULER_KINDS
 from kubepreempt.scheduler.config import CLI_HELP, load_scheduler_config
 
 

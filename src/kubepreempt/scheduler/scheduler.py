@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import Cluster
+from kubepreempt.cluster_state import Cluster
 from kubepreempt.scheduler import filtering, scoring
 from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.filtering import FilterOutcome

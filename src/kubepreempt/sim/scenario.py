@@ -44,8 +44,7 @@ from typing import TextIO
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
 from kubepreempt.api.quantity import parse_quantity
-from kubepreempt.cluster import Cluster
-from kubepreempt.loader import build_cluster
+from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import Documents, RawObject, load_documents, reading
 
 PREFIX = "kubepreempt.io/"
