@@ -20,7 +20,7 @@ from kubepreempt.api.object_validation import pod_errors, validate_pod
 from kubepreempt.api.objects import LazyPod, parse_node, parse_pod
 from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.api.quantity import resource_list
-from kubepreempt.cluster import build_cluster
+from kubepreempt.loader import build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.preemption.fast import PreemptionIndex
 from kubepreempt.sweep.edits import Edit, apply_edits
@@ -110,7 +110,7 @@ def _index_rows(index) -> tuple:
     n = len(index.cluster.nodes)
     return ([[p.key for p in pods] for pods in index.pods], index.count.tolist(),
             index.prio[:n].tolist(), index.start[:n].tolist(), index.req[:n].tolist(),
-            index.pdb_hit.tolist(), index.names.tolist())
+            index.pdb_hit.tolist(), index.cluster.name_rank.tolist())
 
 
 def test_preemption_index_after_appended_and_popped_nodes_equals_a_fresh_one() -> None:
@@ -118,7 +118,7 @@ def test_preemption_index_after_appended_and_popped_nodes_equals_a_fresh_one() -
                          pod("low", "1", node_name="n-b", priority=1),
                          pod("high", "2", node_name="n-d", priority=9))
     PreemptionIndex.of(cluster)  # built for two nodes
-    for name in ("n-c", "n-a"):  # appended: rows added, names re-ranked
+    for name in ("n-c", "n-a"):  # appended: rows added, the snapshot's names re-ranked
         cluster.add_node(parse_node(node(name), Source()))
     cluster.bind(parse_pod(pod("mid", "1", node_name="n-a", priority=5), Source("t.yaml"),
                            PriorityResolver([]).resolve), "n-a")
@@ -130,7 +130,7 @@ def test_preemption_index_after_appended_and_popped_nodes_equals_a_fresh_one() -
     cluster.add_node(parse_node(node("n-a"), Source()))  # same length as before the pop
     again = PreemptionIndex.of(cluster)
     assert _index_rows(again) == _index_rows(PreemptionIndex(cluster))
-    assert again.names.tolist() == [1, 2, 0]
+    assert cluster.name_rank.tolist() == [1, 2, 0]
 
 
 

@@ -19,7 +19,8 @@ import numpy as np
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.names import did_you_mean, object_key
 from kubepreempt.api.objects import Node, Pod
-from kubepreempt.cluster import POD_CREATORS, Cluster, build_cluster
+from kubepreempt.cluster import Cluster
+from kubepreempt.loader import POD_CREATORS, build_with_warnings, print_warnings
 from kubepreempt.manifests import load_documents
 from kubepreempt.release import DEFAULT, Modelled
 from kubepreempt.release import modelled as modelled_release
@@ -143,8 +144,12 @@ _EQ_FIELDS = ("pod", "result", "node", "victims", "message", "pdb_violations",
 
 
 def load_cluster(paths: Iterable[str], warn: bool = True) -> Cluster:
-    """Load manifests (files, directories, ``-``) into a cluster snapshot."""
-    return build_cluster(load_documents(paths), warn=warn)
+    """Load manifests (files, directories, ``-``) into a cluster snapshot; ``warn``
+    prints the loading warnings on stderr."""
+    cluster, warnings = build_with_warnings(load_documents(paths))
+    if warn:
+        print_warnings(warnings)
+    return cluster
 
 
 def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:

@@ -68,13 +68,19 @@ class Documents:
         used = set(used)
         return Counter({k: len(v) for k, v in self.by_kind.items() if k not in used and v})
 
-    def warn_unused(self, used: Iterable[str], stream: TextIO | None = None) -> None:
-        """Print one warning line naming each skipped kind and its count."""
+    def unused_warning(self, used: Iterable[str]) -> str | None:
+        """One warning line naming each skipped kind and its count (None: none skipped)."""
         counts = self.unused(used)
-        if counts:
-            parts = ", ".join(f"{n} {' '.join(k.split())}" for k, n in sorted(counts.items()))
-            print(f"warning: skipped objects of kinds kubepreempt does not use here: {parts}",
-                  file=stream or sys.stderr)
+        if not counts:
+            return None
+        parts = ", ".join(f"{n} {' '.join(k.split())}" for k, n in sorted(counts.items()))
+        return f"warning: skipped objects of kinds kubepreempt does not use here: {parts}"
+
+    def warn_unused(self, used: Iterable[str], stream: TextIO | None = None) -> None:
+        """Print :meth:`unused_warning` on ``stream`` (stderr), if there is one."""
+        line = self.unused_warning(used)
+        if line is not None:
+            print(line, file=stream or sys.stderr)
 
     def add(self, obj: RawObject) -> None:
         """Add one object."""

@@ -20,11 +20,11 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.commands.schedule import nothing_to_place
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
 from kubepreempt.manifests import load_documents
 from kubepreempt.release_options import kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
@@ -68,7 +68,8 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
         with loading("reading the cluster", output):
-            cluster = build_cluster(load_input(files))
+            cluster, warnings = build_with_warnings(load_input(files))
+            print_warnings(warnings)
         use_scheduler_config(cluster, scheduler_config)
         notes: list[str] = []
         if pod is not None:

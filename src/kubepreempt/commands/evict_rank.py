@@ -11,11 +11,11 @@ from kubepreempt.api.quantity import format_amount
 from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, loading, output_option
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.eviction import RESOURCES, EvictionRanking, rank_node
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.kubelet.metrics import parse_pod_metrics
 from kubepreempt.live.options import FilesArg, live_input, load_input
+from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
 from kubepreempt.release_options import kube_release, modelled_json
 
 
@@ -60,7 +60,8 @@ def register(app: typer.Typer) -> None:
                                      param_hint="--resource")
         with loading("reading the manifests", output):
             docs = load_input(files)
-        cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
+        cluster, warnings = build_with_warnings(docs, extra_kinds=(METRICS_KIND,))
+        print_warnings(warnings)
         usage = parse_pod_metrics(docs.of(METRICS_KIND))
         rank = rank_node(cluster, node, resource, usage)
         if output in DATA_OUTPUTS:

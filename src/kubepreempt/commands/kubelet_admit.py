@@ -17,10 +17,10 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.kubelet.admission import AdmissionResult, admit
 from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
 from kubepreempt.release_options import kube_release, modelled_json
 
 _COLOUR = {"admit": "green", "evict": "yellow", "reject": "red"}
@@ -76,7 +76,8 @@ def register(app: typer.Typer) -> None:
         """Kubelet admission: admit, evict pods for a critical pod, or reject."""
         with loading("reading the manifests", output):
             docs = load_input(files)
-        cluster = build_cluster(docs, extra_kinds=(METRICS_KIND,))
+        cluster, warnings = build_with_warnings(docs, extra_kinds=(METRICS_KIND,))
+        print_warnings(warnings)
         key = qualify(pod)
         res = admit(cluster, key, node)
         if output in DATA_OUTPUTS:

@@ -27,7 +27,6 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
@@ -36,6 +35,7 @@ from kubepreempt.decide import (
     schedule,
 )
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
 from kubepreempt.manifests import Documents, load_documents
 from kubepreempt.release_options import current_modelled, kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
@@ -99,7 +99,8 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --pod [NAMESPACE/]NAME or -f NEW.yaml",
                                      param_hint="--pod")
         with loading("reading the cluster", output):
-            cluster = build_cluster(load_input(files))
+            cluster, warnings = build_with_warnings(load_input(files))
+            print_warnings(warnings)
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
         decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
                             seed=seed, release=current_modelled())
@@ -120,7 +121,8 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
     from kubepreempt.whatif.place import what_if
 
     with loading("reading the cluster", output):
-        cluster = build_cluster(load_input(files))
+        cluster, warnings = build_with_warnings(load_input(files))
+        print_warnings(warnings)
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
     extra = [resolve_pod(cluster, qualify(pod))] if pod else []
     docs = load_documents(new)

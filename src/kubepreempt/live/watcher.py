@@ -17,10 +17,11 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import parse_pod
-from kubepreempt.cluster import Cluster, build_cluster
+from kubepreempt.cluster import Cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
 from kubepreempt.live.reflector import Event
 from kubepreempt.live.resources import FILE_ONLY_KINDS
+from kubepreempt.loader import build_with_warnings
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.scheduler.preemption import TIE_BREAKS, Candidate
 
@@ -235,7 +236,8 @@ class Watcher:
                                                                                      *nodes):
                     continue  # its node was deleted; the pod's deletion event follows
                 docs.add(RawObject(kind, obj, SOURCE, True))  # served by the apiserver
-        cluster = build_cluster(docs, warn=False)
+        # Not printed: the snapshot is rebuilt as objects change; they would repeat.
+        cluster, _warnings = build_with_warnings(docs)
         if self.scheduler_config is not None:
             cluster.scheduler_config = self.scheduler_config
         return cluster

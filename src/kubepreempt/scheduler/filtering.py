@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import Cluster, NodeView
 from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.statuses import NodeStatuses
+from kubepreempt.snapshot import NodeView, Snapshot
 
 
 @dataclass(slots=True)
@@ -79,13 +79,13 @@ def filter_rows(state: CycleState, filters: list[FilterPlugin], rows: np.ndarray
     return alive
 
 
-def nominee_nodes(cluster: Cluster, nominator: Nominator, pod: Pod) -> list[int]:
+def nominee_nodes(cluster: Snapshot, nominator: Nominator, pod: Pod) -> list[int]:
     """Sorted indices of the nodes holding a nominee that counts for ``pod``."""
     return sorted(cluster.node_index[n] for n in nominator.nodes_counting_for(pod)
                   if n in cluster.node_index)
 
 
-def find_feasible(cluster: Cluster, nominator: Nominator, pod: Pod, state: CycleState,
+def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: CycleState,
                   filters: list[FilterPlugin],
                   known: NodeStatuses | None = None) -> FilterOutcome:
     """Filter every node (or PreFilter's nodes); statuses for the rejected ones.

@@ -18,7 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from kubepreempt.api.objects import Node, Pod
-from kubepreempt.cluster import Cluster, NodeView
+from kubepreempt.scheduler.cache import node_cached
+from kubepreempt.snapshot import NodeView, Snapshot
 
 MAX_NODE_SCORE = 100
 
@@ -71,15 +72,15 @@ class CycleState:
     """Per-pod scheduling state: the pod, its request row, and each plugin's data."""
 
     pod: Pod
-    cluster: Cluster
+    cluster: Snapshot
     request: np.ndarray
     data: dict[str, Any] = field(default_factory=dict)
     # PreFilter's node-name result (upstream PreFilterResult.NodeNames): None = all nodes.
     node_names: frozenset[str] | None = None
 
     def cluster_cache(self, key: Any, compute: Any) -> Any:
-        """Node-derived data memoised on the cluster (see ``Cluster.node_cached``)."""
-        return self.cluster.node_cached(key, compute)
+        """Node-derived data memoised per snapshot (``scheduler.cache.node_cached``)."""
+        return node_cached(self.cluster, key, compute)
 
     def clone(self) -> CycleState:
         """A copy whose plugin data can be changed by add_pod/remove_pod independently."""

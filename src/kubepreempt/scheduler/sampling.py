@@ -17,8 +17,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from kubepreempt.cluster import Cluster
+from kubepreempt.scheduler.cache import node_cached
 from kubepreempt.scheduler.framework import CycleState, Status
+from kubepreempt.snapshot import Snapshot
 
 LABEL_REGION = "topology.kubernetes.io/region"
 LABEL_ZONE = "topology.kubernetes.io/zone"
@@ -32,9 +33,9 @@ def zone_key(labels: Mapping[str, str]) -> str:
     return f"{region}:\x00:{zone}"
 
 
-def node_tree_order(cluster: Cluster) -> np.ndarray:
+def node_tree_order(cluster: Snapshot) -> np.ndarray:
     """Node indices in the node tree's ``list()`` order (zones round-robin)."""
-    def compute(c: Cluster) -> np.ndarray:
+    def compute(c: Snapshot) -> np.ndarray:
         zones: dict[str, list[int]] = {}
         for i, node in enumerate(c.nodes):
             zones.setdefault(zone_key(node.labels), []).append(i)
@@ -43,7 +44,7 @@ def node_tree_order(cluster: Cluster) -> np.ndarray:
         for depth in range(max((len(z) for z in lists), default=0)):
             out.extend(z[depth] for z in lists if depth < len(z))
         return np.array(out, np.int64)
-    return cluster.node_cached(("node-tree-order",), compute)
+    return node_cached(cluster, ("node-tree-order",), compute)
 
 
 class NodeSampling:
@@ -55,7 +56,7 @@ class NodeSampling:
         self.value = 0  # nextStartNodeIndex
 
 
-def sample_feasible(cluster: Cluster, state: CycleState, nodes_to_find, start: NodeSampling,
+def sample_feasible(cluster: Snapshot, state: CycleState, nodes_to_find, start: NodeSampling,
                     feasible: np.ndarray, statuses: Mapping[int, Status]
                     ) -> tuple[np.ndarray, Mapping[int, Status]]:
     """The feasible nodes a sampled search finds, and the statuses of the nodes it

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import Cluster, NodeView
+from kubepreempt.cluster_state import Cluster
 from kubepreempt.scheduler import filtering, scoring
+from kubepreempt.scheduler.config import SchedulerConfig
 from kubepreempt.scheduler.filtering import FilterOutcome
 from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status
 from kubepreempt.scheduler.nominator import Nominator
@@ -22,6 +23,7 @@ from kubepreempt.scheduler.profile import Profile, default_profile
 from kubepreempt.scheduler.sampling import NodeSampling
 from kubepreempt.scheduler.signature_cache import SignatureCache
 from kubepreempt.scheduler.statuses import NodeStatuses, fit_error_message
+from kubepreempt.snapshot import NodeView
 
 __all__ = ["FilterOutcome", "NodeStatuses", "Scheduler", "fit_error_message"]
 
@@ -38,7 +40,8 @@ class Scheduler:
     """
 
     def __init__(self, cluster: Cluster, profile: Profile | None = None,
-                 nominator: Nominator | None = None, config=None) -> None:
+                 nominator: Nominator | None = None,
+                 config: SchedulerConfig | None = None) -> None:
         self.cluster = cluster
         if profile is not None:
             profiles = [profile]

@@ -3,7 +3,8 @@
 Mirrors ``prioritizeNodes`` and ``selectHost`` (``pkg/scheduler/schedule_one.go``): every
 score plugin relevant for the pod scores the feasible nodes (normalised 0..100), each
 times its weight; the highest total wins. Upstream breaks ties between equal totals at
-random; here the node whose name sorts first wins (node indices follow name order).
+random; here the node whose name sorts first wins (``Snapshot.name_rank``, which holds
+whatever order the nodes joined in).
 """
 
 from __future__ import annotations
@@ -35,4 +36,4 @@ def select_host(scorers: list[ScorePlugin], state: CycleState,
     total = np.zeros(feasible.size, np.int64)
     for part in scores.values():
         total += part
-    return int(feasible[int(np.argmax(total))]), scores
+    return int(feasible[state.cluster.best_first_by_name(total, feasible)]), scores

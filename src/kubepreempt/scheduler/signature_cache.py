@@ -2,7 +2,7 @@
 
 Nothing here decides anything: each cache returns exactly what the reference path
 (``filtering.find_feasible`` then ``scoring.select_host``) would, but recomputes only the
-nodes whose pods changed since it was last used (``Cluster.change_log``). They apply when
+nodes whose pods changed since it was last used (``Snapshot.change_log``). They apply when
 every active filter is *node-local* (a node's verdict depends only on that node and the
 pod's signature: plugins declare ``node_local``), which covers the bulk of real pods, and
 are what make ``bench`` and ``simulate`` fast. Upstream's own analogue is the scheduler
@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import Cluster
 from kubepreempt.scheduler.filtering import filter_rows
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, ScorePlugin
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.statuses import NodeStatuses
+from kubepreempt.snapshot import Snapshot
 
 _INFEASIBLE = np.iinfo(np.int64).min
 _CACHE_ENTRIES = 256  # signatures kept per cache; a burst of new shapes starts it afresh
@@ -58,7 +58,7 @@ class SignatureCache:
         self._totals: dict[tuple, _Totals] = {}
         self._statuses: dict[tuple, _Statuses] = {}
 
-    def statuses(self, cluster: Cluster, pod: Pod, state: CycleState,
+    def statuses(self, cluster: Snapshot, pod: Pod, state: CycleState,
                  filters: list[FilterPlugin]) -> NodeStatuses | None:
         """Every node's filter status (nominees ignored), or None where it does not apply.
 
@@ -79,7 +79,7 @@ class SignatureCache:
             filter_rows(state, filters, rows, entry.statuses)
         return entry.statuses.copy()
 
-    def pick(self, cluster: Cluster, nominator: Nominator, scorers: list[ScorePlugin],
+    def pick(self, cluster: Snapshot, nominator: Nominator, scorers: list[ScorePlugin],
              pod: Pod, state: CycleState, filters: list[FilterPlugin]) -> int | None:
         """The node ``find_feasible`` + ``select_host`` would pick, or None.
 
@@ -159,11 +159,11 @@ class SignatureCache:
                     plugin.pre_score(state, feasible)
                 part += plugin.score(state, feasible) * plugin.weight
             total[feasible] = part
-        best = int(np.argmax(total))
+        best = cluster.best_first_by_name(total)  # select_host's tie-break
         return best if total[best] != _INFEASIBLE else None
 
 
-def _pick_named(cluster: Cluster, nominator: Nominator, pod: Pod, state: CycleState,
+def _pick_named(cluster: Snapshot, nominator: Nominator, pod: Pod, state: CycleState,
                 filters: list[FilterPlugin]) -> int | None:
     """PreFilter named one node (a DaemonSet pod's ``metadata.name`` affinity): it is
     picked when it passes every filter, as the reference path's only feasible node would
@@ -194,12 +194,12 @@ def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list[
     return out
 
 
-def _refresh(cache: dict, key: tuple, cluster: Cluster,
+def _refresh(cache: dict, key: tuple, cluster: Snapshot,
              make: Callable[[int, tuple], Any]) -> tuple[Any, np.ndarray | None]:
     """The cache entry for ``key`` and the node rows it must recompute.
 
     A new entry (or one made stale by node changes) covers every node; otherwise only the
-    nodes in ``Cluster.change_log`` since the entry was last brought up to date. ``None``
+    nodes in ``Snapshot.change_log`` since the entry was last brought up to date. ``None``
     means the entry is current. Raises TypeError for an unhashable key.
     """
     n = len(cluster.nodes)

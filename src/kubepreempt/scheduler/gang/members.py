@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.api.podgroup import pod_group_name
-from kubepreempt.cluster import Cluster
+from kubepreempt.cluster_state import Cluster
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ from typing import Protocol
 
 from kubepreempt.api.objects import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
 from kubepreempt.api.podgroup import ALL, PodGroup, pod_group_name
-from kubepreempt.cluster import Cluster
+from kubepreempt.cluster_state import Cluster
 from kubepreempt.scheduler.gang.members import Members
 from kubepreempt.scheduler.preemption.victims import pdb_covers
 from kubepreempt.scheduler.scheduler import Scheduler

@@ -19,10 +19,10 @@ import math
 
 import numpy as np
 
-from kubepreempt.cluster import CPU, MEMORY, Cluster
 from kubepreempt.scheduler.framework import MAX_NODE_SCORE, CycleState, ScorePlugin
 from kubepreempt.scheduler.plugins.node_resources import SMALL
 from kubepreempt.scheduler.plugins.resource_allocation import NATIVE
+from kubepreempt.snapshot import CPU, MEMORY, Snapshot
 
 DEFAULT_RESOURCES = ("cpu", "memory")
 
@@ -104,7 +104,7 @@ def _balance_one(alloc: list[int], requested: list[int]) -> int:
     return int((1.0 - std) * MAX_NODE_SCORE)
 
 
-def _balanced_generic(cluster: Cluster, nodes: np.ndarray, resources: tuple[str, ...],
+def _balanced_generic(cluster: Snapshot, nodes: np.ndarray, resources: tuple[str, ...],
                       pod_requests) -> np.ndarray:
     """The 1.36 score for any resource list (float64 as upstream)."""
     cols, req = [], []

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from kubepreempt.cluster import Cluster
 from kubepreempt.scheduler.framework import MAX_NODE_SCORE, CycleState, ScorePlugin
+from kubepreempt.snapshot import Snapshot
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -38,7 +38,7 @@ def _node_images(raw_node) -> dict[str, int]:
     return out
 
 
-def _image_table(cluster: Cluster) -> tuple[list[dict[str, int]], Counter[str]]:
+def _image_table(cluster: Snapshot) -> tuple[list[dict[str, int]], Counter[str]]:
     per_node = [_node_images(n.raw) for n in cluster.nodes]
     spread: Counter[str] = Counter()
     for images in per_node:

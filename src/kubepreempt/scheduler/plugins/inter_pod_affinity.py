@@ -22,7 +22,7 @@ scoring.go, plugin.go):
   feasible nodes.
 
 Namespace selectors: the incoming pod's terms are resolved against the namespaces'
-labels (``Cluster.namespace_labels``) as upstream merges them into the namespace list;
+labels (``Snapshot.namespace_labels``) as upstream merges them into the namespace list;
 existing pods' terms are matched with the incoming pod's namespace labels. Terminating
 pods count, as upstream (they are still in the node's pod list).
 """
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubepreempt.api.objects import Node, Pod, PodAffinityTerm
-from kubepreempt.cluster import Cluster
+from kubepreempt.scheduler.cache import node_cached
 from kubepreempt.scheduler.framework import (
     MAX_NODE_SCORE,
     Code,
@@ -47,6 +47,7 @@ from kubepreempt.scheduler.framework import (
     unschedulable,
 )
 from kubepreempt.scheduler.plugins import pod_counts
+from kubepreempt.snapshot import Snapshot
 
 NAME = "InterPodAffinity"
 ERR_AFFINITY = "node(s) didn't match pod affinity rules"
@@ -94,7 +95,7 @@ class _AffinityIndex:
     """Bound pods with pod (anti-)affinity terms, as (node index, pod).
 
     Upstream's snapshot keeps ``PodsWithAffinity`` / ``PodsWithRequiredAntiAffinity``
-    per node. Here they come from ``Cluster.pod_affinity_pods`` (kept on bind/remove), so
+    per node. Here they come from ``Snapshot.pod_affinity_pods`` (kept on bind/remove), so
     a refresh after a change costs O(pods with terms), not a scan of every bound pod (that
     scan after every bind made SchedulingBasic quadratic). Order is bind order; every
     consumer sums counts or weights, so order never changes a result.
@@ -104,7 +105,7 @@ class _AffinityIndex:
     with_affinity: list[tuple[int, Pod]] = field(default_factory=list)
     with_required_anti: list[tuple[int, Pod]] = field(default_factory=list)
 
-    def refresh(self, cluster: Cluster) -> _AffinityIndex:
+    def refresh(self, cluster: Snapshot) -> _AffinityIndex:
         if self.generation != cluster.generation:
             keyed = cluster.pod_affinity_pods
             if keyed:
@@ -118,16 +119,16 @@ class _AffinityIndex:
         return self
 
 
-def affinity_index(cluster: Cluster) -> _AffinityIndex:
+def affinity_index(cluster: Snapshot) -> _AffinityIndex:
     """The (refreshed) index of pods with affinity for ``cluster``."""
-    holder = cluster.node_cached((NAME, "index"), lambda c: _AffinityIndex())
+    holder = node_cached(cluster, (NAME, "index"), lambda c: _AffinityIndex())
     return holder.refresh(cluster)
 
 
 class _Counts(dict):
     """topologyPair -> count; entries reaching zero are deleted (upstream ``update``)."""
 
-    def add_domains(self, cluster: Cluster, key: str, sums: np.ndarray) -> None:
+    def add_domains(self, cluster: Snapshot, key: str, sums: np.ndarray) -> None:
         """Add per-domain counts of topology ``key`` (from ``pod_counts.domain_sums``)."""
         values = pod_counts.domains(cluster, key)[1]
         for j in np.flatnonzero(sums).tolist():
@@ -165,7 +166,7 @@ class _FilterState:
     # Per-domain sums (map name, topology key, sums) not yet added to ``maps``: the vector
     # filter never needs the maps, and building one pair per hostname would dominate.
     pending: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
-    cluster: Cluster | None = None
+    cluster: Snapshot | None = None
     # The three as per-node counts (topology key -> array over nodes), for the vector
     # filter; None once what-if updates made the maps the only truth.
     vec: _NodeCounts | None = None
@@ -253,7 +254,7 @@ class _NodeCounts:
     anti: dict[str, np.ndarray]
 
 
-def _check_nodes(s: _FilterState, vec: _NodeCounts, cluster: Cluster, nodes: np.ndarray
+def _check_nodes(s: _FilterState, vec: _NodeCounts, cluster: Snapshot, nodes: np.ndarray
                  ) -> list[tuple[np.ndarray, Status]]:
     """``_FilterState.check`` for many nodes at once, from the per-node counts."""
     failed = np.zeros(nodes.size, bool)
@@ -304,11 +305,11 @@ def _carried(pod: Pod) -> Iterable[tuple[str, PodAffinityTerm, int]]:
         yield (_ANTI_PREF, wt.term, -wt.weight)
 
 
-def _carried_terms(cluster: Cluster) -> dict:
+def _carried_terms(cluster: Snapshot) -> dict:
     return pod_counts.carried_terms(cluster, NAME, _carried)
 
 
-def _matching(cluster: Cluster, terms: tuple[PodAffinityTerm, ...], all_of: bool,
+def _matching(cluster: Snapshot, terms: tuple[PodAffinityTerm, ...], all_of: bool,
               ns_labels: NsLabels) -> np.ndarray:
     """Per node, bound pods matching ``terms`` (all of them, or the one term)."""
     if all_of:
@@ -319,7 +320,7 @@ def _matching(cluster: Cluster, terms: tuple[PodAffinityTerm, ...], all_of: bool
         cluster, (NAME, "one", term), lambda p: term_matches(term, p, ns_labels))
 
 
-def _add_node_counts(target: dict[str, np.ndarray], cluster: Cluster, key: str,
+def _add_node_counts(target: dict[str, np.ndarray], cluster: Snapshot, key: str,
                      per_node: np.ndarray) -> np.ndarray:
     """Add ``per_node`` counts into ``target[key]`` as domain totals spread back to nodes;
     returns the domain sums added."""
@@ -449,7 +450,7 @@ class InterPodAffinity(PreFilterStatePlugin, ScorePlugin):
         return normalize(entry[0][nodes])
 
 
-def node_scores(pod: Pod, cluster: Cluster,
+def node_scores(pod: Pod, cluster: Snapshot,
                 hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> np.ndarray | None:
     """Each node's raw score: the summed weights of its topology domains (upstream PreScore
     and Score before normalising), from the incremental per-node counts. None when no
@@ -494,7 +495,7 @@ def _node_score(topo: dict[str, dict[str, int]], labels: Mapping[str, str]) -> i
     return total
 
 
-def topology_scores(pod: Pod, cluster: Cluster,
+def topology_scores(pod: Pod, cluster: Snapshot,
                     hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> dict[str, dict[str, int]]:
     """Upstream PreScore by a full scan: topologyKey -> value -> summed weights (empty
     means Skip). The reference for :func:`node_scores` (tests compare the two)."""
@@ -540,7 +541,7 @@ def topology_scores(pod: Pod, cluster: Cluster,
     return topo
 
 
-def reference_node_scores(pod: Pod, cluster: Cluster,
+def reference_node_scores(pod: Pod, cluster: Snapshot,
                           hard_weight: int = HARD_POD_AFFINITY_WEIGHT) -> np.ndarray:
     """Each node's raw score from :func:`topology_scores` (the full scan)."""
     topo = topology_scores(pod, cluster, hard_weight)

@@ -13,7 +13,6 @@ import numpy as np
 
 from kubepreempt.api.objects import Node, Pod, WeightedNodeSelectorTerm
 from kubepreempt.api.selectors import NodeSelector
-from kubepreempt.cluster import NodeView
 from kubepreempt.scheduler.framework import (
     CycleState,
     FilterPlugin,
@@ -23,6 +22,7 @@ from kubepreempt.scheduler.framework import (
     unresolvable,
 )
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
+from kubepreempt.snapshot import NodeView
 
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"

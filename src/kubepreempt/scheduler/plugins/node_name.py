@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kubepreempt.cluster import NodeView
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.snapshot import NodeView
 
 ERR_REASON = "node(s) didn't match the requested node name"
 

@@ -9,8 +9,8 @@ requested pod ports" is Unschedulable (removing the pod holding the port would h
 from __future__ import annotations
 
 from kubepreempt.api.ports import ports_conflict
-from kubepreempt.cluster import NodeView
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unschedulable
+from kubepreempt.snapshot import NodeView
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import CPU, MEMORY, PODS, Cluster, NodeView
 from kubepreempt.scheduler.framework import (
     MAX_NODE_SCORE,
     CycleState,
@@ -30,6 +29,7 @@ from kubepreempt.scheduler.framework import (
     unschedulable,
 )
 from kubepreempt.scheduler.plugins.resource_allocation import ScoringStrategy, strategy_scores
+from kubepreempt.snapshot import CPU, MEMORY, PODS, NodeView, Snapshot
 
 IGNORED_KEY = "NodeResourcesFit/ignored"  # CycleState data: the columns Fit ignores
 
@@ -39,7 +39,7 @@ def is_extended_resource(name: str) -> bool:
     return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
 
 
-def ignored_columns(cluster: Cluster, resources: frozenset[str],
+def ignored_columns(cluster: Snapshot, resources: frozenset[str],
                     groups: frozenset[str]) -> tuple[int, ...]:
     """The request columns of extended resources Fit does not check."""
     if not resources and not groups:
@@ -48,7 +48,7 @@ def ignored_columns(cluster: Cluster, resources: frozenset[str],
                  and (r in resources or r.split("/", 1)[0] in groups))
 
 
-def fit_request(cluster: Cluster, pod: Pod, ignored: tuple[int, ...]) -> np.ndarray:
+def fit_request(cluster: Snapshot, pod: Pod, ignored: tuple[int, ...]) -> np.ndarray:
     """The pod's request row with ignored extended resources zeroed."""
     row = cluster.request_vector(pod)
     if ignored:
@@ -145,7 +145,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         """What of this plugin's args changes verdicts or scores (the signature caches)."""
         return (self.scoring, self.ignored_resources, self.ignored_groups)
 
-    def request_row(self, cluster: Cluster, pod: Pod) -> tuple[np.ndarray, tuple[int, ...]]:
+    def request_row(self, cluster: Snapshot, pod: Pod) -> tuple[np.ndarray, tuple[int, ...]]:
         """The pod's request row as this plugin checks it, and the ignored columns."""
         ignored = ignored_columns(cluster, self.ignored_resources, self.ignored_groups)
         return fit_request(cluster, pod, ignored), ignored

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from kubepreempt.api.objects import NO_SCHEDULE, Taint, tolerates_all
-from kubepreempt.cluster import NodeView
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.snapshot import NodeView
 
 ERR_REASON = "node(s) were unschedulable"
 _UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)

@@ -3,9 +3,9 @@
 InterPodAffinity and PodTopologySpread sum, per topology domain, the bound pods that
 match a selector or carry a term. Rescanning every bound pod for every incoming pod is
 quadratic over a workload; here each count is an array over nodes that is recounted only
-for the nodes in ``Cluster.change_log`` since it was last read (a bind or removal changes
+for the nodes in ``Snapshot.change_log`` since it was last read (a bind or removal changes
 one node), and summed per domain with one ``np.bincount``. Everything is memoised on the
-cluster (``Cluster.node_cached``), so it starts afresh when nodes change.
+cluster (``scheduler.cache.node_cached``), so it starts afresh when nodes change.
 
 The counts are exactly what a full scan gives; ``tests/test_pod_counts.py`` compares them
 with one after random binds and removals.
@@ -19,13 +19,14 @@ from collections.abc import Callable, Hashable, Iterable
 import numpy as np
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import Cluster
+from kubepreempt.scheduler.cache import node_cached
+from kubepreempt.snapshot import Snapshot
 
 _MAX_ENTRIES = 512  # predicates kept per cluster; a burst of new shapes starts afresh
 
 
 class _Tracked:
-    """A consumer of ``Cluster.change_log``: the nodes changed since it last looked."""
+    """A consumer of ``Snapshot.change_log``: the nodes changed since it last looked."""
 
     __slots__ = ("pos", "epoch")
 
@@ -33,7 +34,7 @@ class _Tracked:
         self.pos = -1  # -1: never read, everything must be counted
         self.epoch = -1
 
-    def changed(self, cluster: Cluster) -> np.ndarray | None | bool:
+    def changed(self, cluster: Snapshot) -> np.ndarray | None | bool:
         """True: recount every node; None: nothing changed; else the changed rows."""
         log = cluster.change_log
         if self.pos < 0 or self.epoch != cluster.change_epoch or self.pos > len(log):
@@ -56,7 +57,7 @@ class NodePodCounts(_Tracked):
         self.predicate = predicate
         self.counts = np.zeros(n, np.int64)
 
-    def get(self, cluster: Cluster) -> np.ndarray:
+    def get(self, cluster: Snapshot) -> np.ndarray:
         """The up-to-date counts (do not mutate)."""
         rows = self.changed(cluster)
         if rows is None:
@@ -71,10 +72,10 @@ class NodePodCounts(_Tracked):
         return counts
 
 
-def node_pod_counts(cluster: Cluster, key: Hashable,
+def node_pod_counts(cluster: Snapshot, key: Hashable,
                     predicate: Callable[[Pod], bool]) -> np.ndarray:
     """Per node, the bound pods satisfying ``predicate``; ``key`` must identify it."""
-    table = cluster.node_cached(("pod-counts",), lambda c: {})
+    table = node_cached(cluster, ("pod-counts",), lambda c: {})
     entry = table.get(key)
     if entry is None:
         if len(table) >= _MAX_ENTRIES:
@@ -94,7 +95,7 @@ class CarriedTerms(_Tracked):
         self.per_node: list[Counter | None] = [None] * n
         self.arrays: dict[Hashable, np.ndarray] = {}
 
-    def get(self, cluster: Cluster) -> dict[Hashable, np.ndarray]:
+    def get(self, cluster: Snapshot) -> dict[Hashable, np.ndarray]:
         """item -> per-node counts (items no bound pod carries are dropped)."""
         rows = self.changed(cluster)
         if rows is None:
@@ -127,36 +128,36 @@ class CarriedTerms(_Tracked):
         return arrays
 
 
-def carried_terms(cluster: Cluster, key: Hashable,
+def carried_terms(cluster: Snapshot, key: Hashable,
                   terms_of: Callable[[Pod], Iterable[Hashable]]) -> dict[Hashable, np.ndarray]:
     """item -> per-node count of bound pods carrying it (``terms_of`` lists a pod's)."""
-    table = cluster.node_cached(("carried-terms",), lambda c: {})
+    table = node_cached(cluster, ("carried-terms",), lambda c: {})
     entry = table.get(key)
     if entry is None:
         entry = table[key] = CarriedTerms(terms_of, len(cluster.nodes))
     return entry.get(cluster)
 
 
-def domains(cluster: Cluster, key: str) -> tuple[np.ndarray, list[str]]:
+def domains(cluster: Snapshot, key: str) -> tuple[np.ndarray, list[str]]:
     """Each node's domain index for topology ``key`` (-1: no such label) and the values."""
-    def compute(c: Cluster) -> tuple[np.ndarray, list[str]]:
+    def compute(c: Snapshot) -> tuple[np.ndarray, list[str]]:
         index: dict[str, int] = {}
         ids = np.fromiter((index.setdefault(v, len(index)) if (v := n.labels.get(key))
                            is not None else -1 for n in c.nodes), np.int64, len(c.nodes))
         return ids, list(index)
-    return cluster.node_cached(("domains", key), compute)
+    return node_cached(cluster, ("domains", key), compute)
 
 
-def one_node_per_domain(cluster: Cluster, key: str) -> bool:
+def one_node_per_domain(cluster: Snapshot, key: str) -> bool:
     """Whether every domain of topology ``key`` holds exactly one node (hostname): a
     count per domain is then that node's own count."""
-    def compute(c: Cluster) -> bool:
+    def compute(c: Snapshot) -> bool:
         ids, values = domains(c, key)
         return len(values) == int((ids >= 0).sum())
-    return cluster.node_cached(("one-node-per-domain", key), compute)
+    return node_cached(cluster, ("one-node-per-domain", key), compute)
 
 
-def domain_sums(cluster: Cluster, key: str, per_node: np.ndarray) -> np.ndarray:
+def domain_sums(cluster: Snapshot, key: str, per_node: np.ndarray) -> np.ndarray:
     """Per domain of ``key``, the sum of ``per_node`` over the nodes carrying the label."""
     ids, values = domains(cluster, key)
     if len(values) == ids.size:  # a domain per node (hostname): ids are 0..n-1 in order
@@ -166,7 +167,7 @@ def domain_sums(cluster: Cluster, key: str, per_node: np.ndarray) -> np.ndarray:
     return np.bincount(ids[has], weights=per_node[has], minlength=len(values)).astype(np.int64)
 
 
-def per_node(cluster: Cluster, key: str, per_domain: np.ndarray) -> np.ndarray:
+def per_node(cluster: Snapshot, key: str, per_domain: np.ndarray) -> np.ndarray:
     """Each node's domain value of ``per_domain`` (0 where the node lacks the label)."""
     ids, values = domains(cluster, key)
     if len(values) == ids.size:  # a domain per node, in node order

@@ -26,7 +26,7 @@ ReplicaSets and StatefulSets (:mod:`kubepreempt.api.spread_sources`); with syste
 a node need not carry every topology key (``requireAllTopologies`` is false).
 Scores, PreFilter's domain counts and Filter are computed with numpy over all nodes;
 per-node matching-pod counts are cached per (namespace, selector) and refreshed from
-``Cluster.change_log``, the eligible nodes and their domains per node set.
+``Snapshot.change_log``, the eligible nodes and their domains per node set.
 ``matchLabelKeys`` are already merged into each selector when the pod is parsed.
 
 ``defaultingType: List`` (``PodTopologySpreadArgs``) replaces the system defaults: a pod
@@ -46,7 +46,7 @@ import numpy as np
 
 from kubepreempt.api.objects import Node, Pod, TopologySpreadConstraint
 from kubepreempt.api.selectors import LabelSelector
-from kubepreempt.cluster import Cluster
+from kubepreempt.scheduler.cache import node_cached
 from kubepreempt.scheduler.framework import (
     MAX_NODE_SCORE,
     Code,
@@ -62,6 +62,7 @@ from kubepreempt.scheduler.plugins.node_match import (
     pod_matches_node_selector_and_affinity,
     pod_tolerates_node_taints,
 )
+from kubepreempt.snapshot import Snapshot
 
 NAME = "PodTopologySpread"
 ERR_CONSTRAINTS = "node(s) didn't match pod topology spread constraints"
@@ -198,12 +199,12 @@ class DefaultConstraint:
                                         self.node_affinity_policy, self.node_taints_policy)
 
 
-def default_selector(pod: Pod, cluster: Cluster) -> LabelSelector | None:
+def default_selector(pod: Pod, cluster: Snapshot) -> LabelSelector | None:
     """``helper.DefaultSelector`` from the input's Services and controllers (None: empty)."""
     return cluster.spread_sources.default_selector(pod)
 
 
-def list_defaults(pod: Pod, cluster: Cluster, defaults: tuple[DefaultConstraint, ...]
+def list_defaults(pod: Pod, cluster: Snapshot, defaults: tuple[DefaultConstraint, ...]
                   ) -> tuple[TopologySpreadConstraint, ...]:
     """``buildDefaultConstraints`` for ``defaultingType: List``."""
     if pod.spread or not defaults:
@@ -220,7 +221,7 @@ def _constraints(pod: Pod, when: str, spread: tuple[TopologySpreadConstraint, ..
                  if c.when_unsatisfiable == when)
 
 
-def pre_filter_state(pod: Pod, cluster: Cluster,
+def pre_filter_state(pod: Pod, cluster: Snapshot,
                      spread: tuple[TopologySpreadConstraint, ...] | None = None
                      ) -> _FilterState | None:
     """Upstream ``calPreFilterState`` (None when the pod has no hard constraints).
@@ -256,10 +257,10 @@ class _Domains:
     present: list[int]  # domain indices holding an eligible node
 
 
-def _eligible_domains(pod: Pod, cluster: Cluster,
+def _eligible_domains(pod: Pod, cluster: Snapshot,
                       constraints: tuple[TopologySpreadConstraint, ...],
                       c: TopologySpreadConstraint) -> _Domains:
-    def compute(cl: Cluster) -> _Domains:
+    def compute(cl: Snapshot) -> _Domains:
         mask = eligible_nodes(pod, cl, constraints, c)
         all_ids, values = pod_counts.domains(cl, c.topology_key)
         rows = None if mask.all() else np.flatnonzero(mask)
@@ -269,7 +270,7 @@ def _eligible_domains(pod: Pod, cluster: Cluster,
     key = _eligible_key(pod, constraints, c)
     if key is None:
         return compute(cluster)
-    return cluster.node_cached((*key, "domains", c.topology_key), compute)
+    return node_cached(cluster, (*key, "domains", c.topology_key), compute)
 
 
 def _eligible_key(pod: Pod, constraints: tuple[TopologySpreadConstraint, ...],
@@ -287,19 +288,19 @@ def _eligible_key(pod: Pod, constraints: tuple[TopologySpreadConstraint, ...],
     return key
 
 
-def eligible_nodes(pod: Pod, cluster: Cluster,
+def eligible_nodes(pod: Pod, cluster: Snapshot,
                    constraints: tuple[TopologySpreadConstraint, ...],
                    c: TopologySpreadConstraint) -> np.ndarray:
     """Nodes carrying every constraint's key that pass ``c``'s inclusion policies, as a
     mask over all nodes (memoised per node set and the fields it depends on)."""
-    def compute(cl: Cluster) -> np.ndarray:
+    def compute(cl: Snapshot) -> np.ndarray:
         return np.fromiter((has_all_keys(n, constraints) and node_included(c, pod, n)
                             for n in cl.nodes), bool, len(cl.nodes))
     key = _eligible_key(pod, constraints, c)
-    return compute(cluster) if key is None else cluster.node_cached(key, compute)
+    return compute(cluster) if key is None else node_cached(cluster, key, compute)
 
 
-def _check_nodes(s: _FilterState, vec: list[np.ndarray], cluster: Cluster,
+def _check_nodes(s: _FilterState, vec: list[np.ndarray], cluster: Snapshot,
                  nodes: np.ndarray) -> list[tuple[np.ndarray, Status]]:
     """``_FilterState.check`` for many nodes: each gets the first failing constraint's
     status, in constraint order."""
@@ -325,7 +326,7 @@ def _check_nodes(s: _FilterState, vec: list[np.ndarray], cluster: Cluster,
     return out
 
 
-def soft_constraints(pod: Pod, cluster: Cluster,
+def soft_constraints(pod: Pod, cluster: Snapshot,
                      list_spread: tuple[TopologySpreadConstraint, ...] | None = None
                      ) -> tuple[tuple[TopologySpreadConstraint, ...], bool]:
     """The pod's ScheduleAnyway constraints and whether they are the system defaults.
@@ -344,15 +345,15 @@ def soft_constraints(pod: Pod, cluster: Cluster,
     return cluster.spread_sources.default_constraints(pod), True
 
 
-def _label_codes(cluster: Cluster, key: str) -> tuple[np.ndarray, np.ndarray]:
+def _label_codes(cluster: Snapshot, key: str) -> tuple[np.ndarray, np.ndarray]:
     """Per node: whether it has label ``key``, and a code per value (missing = "")."""
-    def compute(c: Cluster) -> tuple[np.ndarray, np.ndarray]:
+    def compute(c: Snapshot) -> tuple[np.ndarray, np.ndarray]:
         values: dict[str, int] = {}
         has = np.fromiter((key in n.labels for n in c.nodes), bool, len(c.nodes))
         codes = np.fromiter((values.setdefault(n.labels.get(key, ""), len(values))
                              for n in c.nodes), np.int64, len(c.nodes))
         return has, codes
-    return cluster.node_cached(("PodTopologySpread/labels", key), compute)
+    return node_cached(cluster, ("PodTopologySpread/labels", key), compute)
 
 
 @dataclass(slots=True)
@@ -364,7 +365,7 @@ class _MatchCounts:
     pos: int
 
 
-def match_counts(cluster: Cluster, selector: LabelSelector | None, namespace: str
+def match_counts(cluster: Snapshot, selector: LabelSelector | None, namespace: str
                  ) -> np.ndarray:
     """``countPodsMatchSelector`` for every node, kept up to date incrementally."""
     n = len(cluster.nodes)
@@ -374,10 +375,10 @@ def match_counts(cluster: Cluster, selector: LabelSelector | None, namespace: st
     def count(i: int) -> int:
         return count_matching(cluster.node_pods[i].values(), selector, namespace)
 
-    def compute(c: Cluster) -> _MatchCounts:
+    def compute(c: Snapshot) -> _MatchCounts:
         return _MatchCounts(np.fromiter((count(i) for i in range(n)), np.int64, n),
                             c.change_epoch, len(c.change_log))
-    entry = cluster.node_cached(("PodTopologySpread/counts", namespace, selector), compute)
+    entry = node_cached(cluster, ("PodTopologySpread/counts", namespace, selector), compute)
     log = cluster.change_log
     if entry.epoch != cluster.change_epoch:
         entry.counts = compute(cluster).counts
@@ -399,12 +400,12 @@ class _DomainSums:
         self.folded: np.ndarray | None = None
 
 
-def _domain_sums(cluster: Cluster, key: tuple, codes: np.ndarray, eligible: np.ndarray,
+def _domain_sums(cluster: Snapshot, key: tuple, codes: np.ndarray, eligible: np.ndarray,
                  counts: np.ndarray, width: int) -> np.ndarray:
     """``bincount(codes[eligible], counts[eligible])`` kept incrementally; ``key`` names
     the counts (namespace, selector) and the eligibility (topology key, keys required).
     Memoised per node generation, so codes and eligibility stand. Do not mutate."""
-    entry = cluster.node_cached(("PodTopologySpread/domain-sums", key), lambda c: _DomainSums())
+    entry = node_cached(cluster, ("PodTopologySpread/domain-sums", key), lambda c: _DomainSums())
     if entry.sums is None or entry.folded is None:
         entry.sums = np.bincount(codes[eligible], weights=counts[eligible],
                                  minlength=width).astype(np.int64)
@@ -418,7 +419,7 @@ def _domain_sums(cluster: Cluster, key: tuple, codes: np.ndarray, eligible: np.n
     return entry.sums
 
 
-def _included(c: TopologySpreadConstraint, pod: Pod, cluster: Cluster) -> np.ndarray | None:
+def _included(c: TopologySpreadConstraint, pod: Pod, cluster: Snapshot) -> np.ndarray | None:
     """``matchNodeInclusionPolicies`` per node; None when every node is included."""
     affinity = c.node_affinity_policy == "Honor" and (
         pod.node_selector or (pod.affinity is not None
@@ -430,7 +431,7 @@ def _included(c: TopologySpreadConstraint, pod: Pod, cluster: Cluster) -> np.nda
                        len(cluster.nodes))
 
 
-def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
+def spread_scores(pod: Pod, cluster: Snapshot, nodes: np.ndarray,
                   soft: tuple[tuple[TopologySpreadConstraint, ...], bool] | None = None
                   ) -> np.ndarray | None:
     """Upstream PreScore + Score + NormalizeScore over feasible ``nodes`` (vectorised).
@@ -491,7 +492,7 @@ def spread_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
     return out
 
 
-def _one_domain_constraint_scores(pod: Pod, cluster: Cluster, nodes: np.ndarray,
+def _one_domain_constraint_scores(pod: Pod, cluster: Snapshot, nodes: np.ndarray,
                                   c: TopologySpreadConstraint, has: np.ndarray,
                                   codes: np.ndarray) -> np.ndarray:
     """:func:`spread_scores` for the common case of one pod constraint on a domain key

@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from kubepreempt.cluster import CPU, MEMORY, Cluster
 from kubepreempt.scheduler.framework import MAX_NODE_SCORE
+from kubepreempt.snapshot import CPU, MEMORY, Snapshot
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -150,7 +150,7 @@ def pod_scoring_requests(strategy: ScoringStrategy, pod) -> list[int]:
     return out
 
 
-def _plan(strategy: ScoringStrategy, cluster: Cluster, pod_req: list[int]
+def _plan(strategy: ScoringStrategy, cluster: Snapshot, pod_req: list[int]
           ) -> list[tuple[int, int]]:
     """Per configured resource: (source, column) — source 0 the non-zero requests (cpu,
     memory), 1 the actual requests, -1 left out (``calculateResourceAllocatableRequest``:
@@ -168,7 +168,7 @@ def _plan(strategy: ScoringStrategy, cluster: Cluster, pod_req: list[int]
     return plan
 
 
-def node_rows(strategy: ScoringStrategy, cluster: Cluster, nodes: np.ndarray,
+def node_rows(strategy: ScoringStrategy, cluster: Snapshot, nodes: np.ndarray,
               pod_req: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """(requested incl. the pod, allocatable) per node and configured resource."""
     k = len(strategy.resources)
@@ -183,7 +183,7 @@ def node_rows(strategy: ScoringStrategy, cluster: Cluster, nodes: np.ndarray,
     return req, alloc
 
 
-def strategy_scores(strategy: ScoringStrategy, cluster: Cluster, nodes: np.ndarray,
+def strategy_scores(strategy: ScoringStrategy, cluster: Snapshot, nodes: np.ndarray,
                     pod) -> np.ndarray:
     """Scores of ``nodes`` under ``strategy``.
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, tolerates_all
-from kubepreempt.cluster import NodeView
 from kubepreempt.scheduler.framework import (
     CycleState,
     FilterPlugin,
@@ -18,6 +17,7 @@ from kubepreempt.scheduler.framework import (
     default_normalize,
     unresolvable,
 )
+from kubepreempt.snapshot import NodeView
 
 ERR_REASON = "node(s) had untolerated taint(s)"
 

@@ -128,7 +128,7 @@ class Evaluator:
         if not candidates:
             return PreemptionResult(True, "preemption: " + fit_error_message(
                 len(cluster.nodes), node_statuses), statuses=node_statuses)
-        best, step = pick_candidate(candidates, now)
+        best, step = pick_candidate(candidates, now, self.scheduler.cluster.name_rank)
         cleared = prepare_candidate(self.scheduler, pod, best)
         return PreemptionResult(True, "", best.node, best.victims, best.pdb_violations,
                                 candidates, node_statuses, step, cleared)

@@ -11,7 +11,7 @@ node by node, under conditions checked here:
 - :class:`PreemptionIndex`: each node's bound pods in importance order, as arrays.
 - :class:`PreemptionCache`: per pod signature, each node's prune verdict, victims (the
   greedy reprieve run for every node at once, one column — the k-th pod — at a time) and
-  node-pick metrics, refreshed only for nodes changed since (``Cluster.change_log``). A
+  node-pick metrics, refreshed only for nodes changed since (``Snapshot.change_log``). A
   node's answer is taken from here only when the reference could not differ: every active
   filter is NodeResourcesFit or pod-independent, no PDB covers its pods, no nominee counts
   there, and every start time on it is before ``now``.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from kubepreempt.api.objects import Pod
-from kubepreempt.cluster import PODS, Cluster
+from kubepreempt.scheduler.cache import caches_of, node_cached
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
 from kubepreempt.scheduler.plugins.node_resources import (
     IGNORED_KEY,
@@ -34,6 +34,7 @@ from kubepreempt.scheduler.plugins.node_resources import (
 from kubepreempt.scheduler.preemption.pick import INT32_OFFSET, Candidate, CandidateMetrics
 from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
 from kubepreempt.scheduler.statuses import StatusTable
+from kubepreempt.snapshot import PODS, Snapshot
 
 # Filters whose verdict on a node does not depend on its pods: a candidate node passed
 # them in the failed cycle, and removing pods cannot change that.
@@ -41,7 +42,7 @@ POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintTole
                                      "NodeAffinity"})
 
 
-def resource_prune(state: CycleState, cluster: Cluster, rows: np.ndarray,
+def resource_prune(state: CycleState, cluster: Snapshot, rows: np.ndarray,
                    below: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, Status]]]:
     """Rows (node indices) where the pod cannot fit even without every lower-priority pod
     (``below``: their summed requests per row), and the status of each dropped group."""
@@ -87,10 +88,10 @@ class PreemptionIndex:
     Rows are ordered by (priority desc, start time asc with "not started" last, key), which
     is the reference importance order whenever ``now`` is later than every start time
     on the node (checked per decision). Rows are refreshed lazily from
-    ``Cluster.change_log``, so binds cost nothing until a preemption needs them.
+    ``Snapshot.change_log``, so binds cost nothing until a preemption needs them.
     """
 
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: Snapshot) -> None:
         self.cluster = cluster
         n, r = len(cluster.nodes), cluster.alloc.shape[1]
         self.width = 4
@@ -103,20 +104,20 @@ class PreemptionIndex:
         self.pdb_hit = np.zeros(n, bool)
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.pdb_count = len(cluster.pdbs)
-        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
         for i in range(n):
             self._row(i)
 
     @staticmethod
-    def of(cluster: Cluster) -> PreemptionIndex:
+    def of(cluster: Snapshot) -> PreemptionIndex:
         """The cluster's index, brought up to date."""
-        index = cluster.preemption_index
+        caches = caches_of(cluster)
+        index = caches.preemption_index
         stamp = (cluster.change_epoch, cluster.alloc.shape[1])
         if (index is None or stamp != index.stamp or len(cluster.pdbs) != index.pdb_count
                 or len(cluster.nodes) < len(index.pods)):
             # Nodes are only ever appended while the epoch holds (pop_nodes starts a new
             # one), so a shorter node list means another cluster state: start afresh.
-            index = cluster.preemption_index = PreemptionIndex(cluster)
+            index = caches.preemption_index = PreemptionIndex(cluster)
         elif len(cluster.nodes) > len(index.pods):
             index._add_rows()
         log = cluster.change_log
@@ -137,8 +138,6 @@ class PreemptionIndex:
         self.count = np.pad(self.count, (0, n - old))
         self.pdb_hit = np.pad(self.pdb_hit, (0, n - old))
         self.pods.extend([] for _ in range(old, n))
-        # A new name can rank anywhere among the others.
-        self.names = np.argsort(np.argsort(np.array([nd.name for nd in cluster.nodes])))
         for i in range(old, n):
             self._row(i)
 
@@ -169,7 +168,7 @@ class PreemptionIndex:
 
 class PreemptionCache:
     """Per node, for one pod signature and priority: the prune verdict, the victims and
-    the node-pick metrics, refreshed only for nodes in ``Cluster.change_log`` since last
+    the node-pick metrics, refreshed only for nodes in ``Snapshot.change_log`` since last
     use. What varies per decision (which nodes the failed cycle left, nominees, ``now``)
     is applied in :meth:`prune` and :meth:`best`.
     """
@@ -231,7 +230,7 @@ class PreemptionCache:
         index = PreemptionIndex.of(cluster)
         stamp = (cluster.node_generation, cluster.change_epoch, len(cluster.nodes),
                  cluster.alloc.shape[1], id(index), index.width)
-        caches = cluster.node_cached(("preemption-caches",), lambda _c: {})
+        caches = node_cached(cluster, ("preemption-caches",), lambda _c: {})
         entry = caches.get(key)
         if entry is None or entry.stamp != stamp or entry.index is not index:
             if len(caches) >= 64:
@@ -302,4 +301,5 @@ class PreemptionCache:
         """Node-pick metrics of the cached nodes ``rows``."""
         return CandidateMetrics(np.zeros(rows.size, np.int64), self.highest[rows],
                                 self.psum[rows], self.count[rows],
-                                np.minimum(self.earliest[rows], now), self.index.names[rows])
+                                np.minimum(self.earliest[rows], now),
+                                self.state.cluster.name_rank[rows])

@@ -3,7 +3,8 @@
 The order (seed 004 and ``pkg/scheduler/framework/preemption``): fewest PDB violations,
 lowest highest-victim priority, smallest sum of victim priorities (each offset by 2^31),
 fewest victims, latest earliest-start-time among the highest-priority victims; then
-upstream takes the first of a map iteration (random) — here the first node by name.
+upstream takes the first of a map iteration (random) — here the first node by name
+(``Snapshot.name_rank``, the one rank every "first by name" tie-break reads).
 
 :func:`pick_one_node` is the only implementation of that order. It works on per-candidate
 metric arrays, so the exact path (a list of :class:`Candidate`) and the incremental
@@ -66,19 +67,18 @@ class CandidateMetrics:
     priority_sum: np.ndarray
     count: np.ndarray
     earliest: np.ndarray  # earliest start among the highest-priority victims
-    name_rank: np.ndarray  # order of the node names (the final tie-break)
+    name_rank: np.ndarray  # the nodes' ``Snapshot.name_rank`` (the final tie-break)
 
     @staticmethod
-    def of(candidates: list[Candidate], now: float) -> CandidateMetrics:
-        """Metrics of explicit candidates."""
-        names = np.array([c.node for c in candidates])
+    def of(candidates: list[Candidate], now: float, name_rank: np.ndarray) -> CandidateMetrics:
+        """Metrics of explicit candidates; ``name_rank``: the snapshot's."""
         return CandidateMetrics(
             np.array([c.pdb_violations for c in candidates], np.int64),
             np.array([c.highest_priority for c in candidates], np.int64),
             np.array([c.priority_sum for c in candidates], np.int64),
             np.array([len(c.victims) for c in candidates], np.int64),
             np.array([c.earliest_start(now) for c in candidates], np.float64),
-            np.argsort(np.argsort(names, kind="stable"), kind="stable"))
+            name_rank[np.array([c.index for c in candidates], np.int64)])
 
 
 def pick_one_node(metrics: CandidateMetrics) -> tuple[int, str]:
@@ -97,7 +97,9 @@ def pick_one_node(metrics: CandidateMetrics) -> tuple[int, str]:
     return int(rows[int(np.argmin(metrics.name_rank[rows]))]), TIE_BREAKS[-1]
 
 
-def pick_candidate(candidates: list[Candidate], now: float) -> tuple[Candidate, str]:
-    """The winning candidate among ``candidates`` and the deciding step."""
-    row, step = pick_one_node(CandidateMetrics.of(candidates, now))
+def pick_candidate(candidates: list[Candidate], now: float,
+                   name_rank: np.ndarray) -> tuple[Candidate, str]:
+    """The winning candidate among ``candidates`` and the deciding step (``name_rank``:
+    the snapshot's, ``Candidate.index`` indexes it)."""
+    row, step = pick_one_node(CandidateMetrics.of(candidates, now, name_rank))
     return candidates[row], step

@@ -9,7 +9,6 @@ PDB would be violated before the others — keeping each that still lets the pod
 from __future__ import annotations
 
 from kubepreempt.api.objects import Pod, PodDisruptionBudget
-from kubepreempt.cluster import NodeView
 from kubepreempt.scheduler.filtering import (
     add_to_view,
     filter_with_nominated,
@@ -17,6 +16,7 @@ from kubepreempt.scheduler.filtering import (
 )
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
 from kubepreempt.scheduler.nominator import Nominator
+from kubepreempt.snapshot import NodeView
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
