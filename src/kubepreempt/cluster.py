@@ -418,7 +418,8 @@ def build_cluster(docs: Documents, warn: bool = True, extra_kinds: Iterable[str]
 
     Kinds outside the scheduler's (and ``extra_kinds``) are skipped with one warning line.
     Pods that finished (phase Succeeded/Failed) are ignored, as the scheduler's informer
-    ignores them. Pods not yet admitted get their RuntimeClass's overhead and scheduling
+    ignores them; ResourceQuota admission keeps them (``cluster.quota.finished``). Pods
+    not yet admitted get their RuntimeClass's overhead and scheduling
     (:mod:`kubepreempt.api.runtimeclass`).
     """
     with paused_gc(freeze=True):
@@ -470,6 +471,7 @@ def _build_cluster(docs: Documents, warn: bool, extra_kinds: Iterable[str]) -> C
             pod = parse_pod(body, o.source, resolve, lazy=o.checked and body is o.body)
             if pod.phase in ("Succeeded", "Failed"):
                 finished += 1
+                cluster.quota.finished.append(pod)  # quota still charges its count/pods
                 continue
             key = f"{pod.namespace}/{pod.name}"  # Pod.key
             if key in seen:
