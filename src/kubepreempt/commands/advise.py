@@ -7,7 +7,6 @@ from typing import Annotated, Any
 import typer
 
 from kubepreempt.api.errors import InputError, Source
-from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
     DEFAULT_SEED,
@@ -20,13 +19,12 @@ from kubepreempt.cli_common import (
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import SCHEDULER_KINDS, build_cluster
-from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
-from kubepreempt.whatif.place import expand_documents
+from kubepreempt.whatif.place import NEW_KINDS, expand_documents
 
 
 def register(app: typer.Typer) -> None:
@@ -72,7 +70,7 @@ def register(app: typer.Typer) -> None:
             subject = target.key
         else:
             docs = load_documents(new or [])
-            docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
+            docs.warn_unused(NEW_KINDS)
             expanded = expand_documents(cluster, docs, seed=seed)
             workloads = [(key, pods, ordered) for key, pods, ordered, _ in expanded]
             if not workloads:

@@ -12,7 +12,6 @@ if TYPE_CHECKING:  # rich is imported only when a table is printed
 
     from kubepreempt.whatif.place import WhatIf
 
-from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
     DEFAULT_SEED,
@@ -101,8 +100,7 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
                 max_rows: int = 50) -> None:
     """``schedule -f``: expand, place, print."""
     # The controllers' expansion (croniter, hashing) loads only for -f.
-    from kubepreempt.controllers.expand import WORKLOAD_KINDS
-    from kubepreempt.whatif.place import what_if
+    from kubepreempt.whatif.place import NEW_KINDS, what_if
 
     with loading("reading the cluster", output):
         cluster = build_cluster(load_input(files))
@@ -111,7 +109,7 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
     docs = load_documents(new)
     result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                      extra_pods=extra)
-    docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
+    docs.warn_unused(NEW_KINDS)
     if output in DATA_OUTPUTS:
         emit({**result.to_json(explain=explain), "seed": seed}, output)
     else:
@@ -149,6 +147,9 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50) -> None:
         console.print(table)
     for r in s["rejectedObjects"]:
         console.print(f"Not created: {r['object']}: {r['message']}", highlight=False)
+    for workload, pods in s["adoptedPods"].items():
+        console.print(f"Adopted by {workload} (not created again): {', '.join(pods)}",
+                      highlight=False)
     if s["clearedNominations"]:
         console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
     if explain:

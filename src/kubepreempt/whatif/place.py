@@ -35,6 +35,7 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import Pod, parse_pod
+from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cluster import Cluster
 from kubepreempt.controllers.expand import (
@@ -60,6 +61,8 @@ from kubepreempt.scheduler.scheduler import Scheduler
 
 NOT_CREATED = "not-created"
 REJECTED = "rejected"  # refused by the apiserver's ResourceQuota admission
+# The kinds `schedule -f` / `advise -f` read from the new documents.
+NEW_KINDS = ("Pod", "PriorityClass", *WORKLOAD_KINDS, *SOURCE_KINDS)
 
 
 @dataclass(slots=True, eq=False)
@@ -104,6 +107,8 @@ class WhatIf:
     # workload objects (and a Deployment's ReplicaSet) refused by object-count quota:
     # (Kind/namespace/name, the apiserver's message); they create no pods
     rejected_objects: list[tuple[str, str]] = field(default_factory=list)
+    # (Kind/namespace/name, existing pods its ReplicaSet adopted instead of creating them)
+    adopted: list[tuple[str, list[str]]] = field(default_factory=list)
 
     def count(self, result: str) -> int:
         """How many pods ended with ``result``."""
@@ -138,6 +143,7 @@ class WhatIf:
                                           for k in p.cleared_nominations}),
             "rejectedObjects": [{"object": k, "message": msg}
                                 for k, msg in self.rejected_objects],
+            "adoptedPods": {k: sorted(pods) for k, pods in self.adopted},
         }
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
@@ -171,19 +177,33 @@ class _Group:
     next: int = 0
 
 
+def apply_priority_classes(cluster: Cluster, docs: Documents) -> None:
+    """Create (or update) the PriorityClasses of ``docs`` before any pod: a bundle that
+    defines the class its workloads use (a Helm chart's own class) is applied in order,
+    and the controllers create their pods after the class exists."""
+    for o in docs.of("PriorityClass"):
+        cluster.priority.apply(parse_priority_class(o.body, o.source))
+
+
 def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
-                     now: float = 0.0, refusals: list[tuple[str, str]] | None = None
+                     now: float = 0.0, refusals: list[tuple[str, str]] | None = None,
+                     adopted: list[tuple[str, list[str]]] | None = None
                      ) -> list[tuple[str, list[Pod], bool, list[dict]]]:
     """Bare pods and workloads of ``docs`` as ``(workload, pods, ordered, created)``.
 
-    Pods are typed with the cluster's PriorityClasses; generated names avoid the
-    cluster's pods. A bare pod that already exists in the cluster is an input error.
+    Pods are typed with the cluster's PriorityClasses and those of ``docs``
+    (:func:`apply_priority_classes`); generated names avoid the cluster's pods. A bare
+    pod that already exists in the cluster is an input error. A ReplicaSet (a
+    Deployment's too) first adopts the orphan pods its selector matches (the cluster's
+    and the bare pods of ``docs``) and creates only the rest; ``adopted`` collects
+    ``(workload, [pod keys])``.
     A workload object (or the ReplicaSet a Deployment creates) refused by object-count
     quota (``count/deployments.apps``, ...) yields no pods; ``refusals`` collects
     ``(Kind/namespace/name, message)``. The namespace's existing objects are the input's
     ReplicaSets and StatefulSets and the new objects before it (Deployments, Jobs,
     DaemonSets and CronJobs of a dump are not read).
     """
+    apply_priority_classes(cluster, docs)
     names = Names(seed, set(cluster.pods) | set(cluster.pending))
     replicasets = [o.body for o in docs.of("ReplicaSet")] + list(cluster_replicasets(cluster))
     out: list[tuple[str, list[Pod], bool, list[dict]]] = []
@@ -217,8 +237,12 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
         for o in docs.of(kind):
             if not admitted(kind, o.namespace or "default", o.name):
                 continue
+            existing = chain(cluster.pods.values(), cluster.pending.values(),
+                             (p for _, pods, _, _ in out for p in pods))
             exp = expand(o.body, names, nodes=cluster.nodes, replicasets=replicasets,
-                         now=now, source=o.source)
+                         now=now, source=o.source, existing=existing)
+            if exp.adopted and adopted is not None:
+                adopted.append((exp.key, exp.adopted))
             if not all(admitted(str(c.get("kind")), exp.namespace,
                                 str((c.get("metadata") or {}).get("name")))
                        for c in exp.created):
@@ -244,10 +268,16 @@ def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
         source = Source(f"{exp.source}:{exp.kind}/{exp.name}", i)
         meta = manifest["metadata"]
         bare = {**manifest, "metadata": {k: v for k, v in meta.items() if k != "uid"}}
-        admitted = admit(bare, source)
-        if admitted is not bare:
-            manifest = {**admitted, "metadata": meta}
-        out.append(parse_pod(manifest, source, resolve))
+        try:
+            admitted = admit(bare, source)
+            if admitted is not bare:
+                manifest = {**admitted, "metadata": meta}
+            out.append(parse_pod(manifest, source, resolve))
+        except InputError as exc:
+            # The pod comes from the workload's template: name the workload's document
+            # once, then the field (every replica would fail the same way).
+            raise InputError(exc.message, exp.source, exp.kind,
+                             f"{exp.namespace}/{exp.name}") from None
     return out
 
 
@@ -398,8 +428,11 @@ def what_if(cluster: Cluster, docs: Documents, *, seed: int = 0, now: float | No
     at = time.time() if now is None else now
     groups = [(f"Pod/{p.key}", [p], False) for p in extra_pods]
     refusals: list[tuple[str, str]] = []
+    adopted: list[tuple[str, list[str]]] = []
     groups += [(key, pods, ordered) for key, pods, ordered, _ in
-               expand_documents(cluster, docs, seed=seed, now=at, refusals=refusals)]
+               expand_documents(cluster, docs, seed=seed, now=at, refusals=refusals,
+                                adopted=adopted)]
     result = place(cluster, groups, preemption=preemption, explain=explain, now=at)
     result.rejected_objects = refusals
+    result.adopted = adopted
     return result
