@@ -126,13 +126,18 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50) -> None:
         outcome = p.result
         if p.result == PREEMPT:
             outcome += ", then bound" if p.bound_node else ", then pending"
+        elif p.bound_node:
+            outcome += ", then bound"
         table.add_row(p.pod.key, p.workload, str(p.pod.priority), outcome,
                       p.bound_node or p.node or "-", detail)
     console.print(table)
     s = result.summary()
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
                   f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
-                  f"{s['pending']} pending, {s['notCreated']} not "
+                  f"{s['pending']} pending"
+                  + (f" ({s['boundAfterWaiting']} more bound once victims left)"
+                     if s["boundAfterWaiting"] else "")
+                  + f", {s['notCreated']} not "
                   f"created, {s['rejected']} rejected by quota; {s['victims']} victim(s), "
                   f"{s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)

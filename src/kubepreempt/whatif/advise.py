@@ -47,7 +47,7 @@ from kubepreempt.api.quantity import QuantityError, canonical
 from kubepreempt.cluster import Cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
 from kubepreempt.scheduler.plugins.pod_topology_spread import pre_filter_state
-from kubepreempt.whatif.place import WhatIf, place
+from kubepreempt.whatif.place import WhatIf, place, restore
 
 MAX_USER_PRIORITY = 1_000_000_000  # the highest value a user PriorityClass may have
 MIN_PRIORITY = -(2**31)  # priorities are int32
@@ -69,10 +69,12 @@ Workload = tuple[str, list[Pod], bool]
 
 def trial(cluster: Cluster, workloads: list[Workload], *, preemption: bool = True,
           now: float, change: Callable[[Pod], Pod] | None = None,
-          pdb_allowed: Mapping[str, int] | None = None) -> WhatIf:
+          pdb_allowed: Mapping[str, int] | None = None,
+          on_pending: Callable[[Pod], None] | None = None) -> WhatIf:
     """Place fresh copies of the workloads' pods (``change`` applied), then undo it all.
 
-    ``pdb_allowed`` overrides budgets' allowed disruptions (by ``ns/name``) for the trial.
+    ``pdb_allowed`` overrides budgets' allowed disruptions (by ``ns/name``) for the trial;
+    ``on_pending`` is :func:`place`'s hook, run in the state a failing cycle saw.
     """
     pending = dict(cluster.pending)
     nominations = {k: p.nominated_node_name for k, p in pending.items()}
@@ -83,13 +85,13 @@ def trial(cluster: Cluster, workloads: list[Workload], *, preemption: bool = Tru
                 pdb.disruptions_allowed = pdb_allowed[pdb.key]
     groups = [(key, [(change or fresh)(fresh(p)) for p in pods], ordered)
               for key, pods, ordered in workloads]
-    result = place(cluster, groups, preemption=preemption, now=now)
+    result = place(cluster, groups, preemption=preemption, now=now, on_pending=on_pending)
     for placement in reversed(result.placements):
         if (placement.result == SCHEDULED or placement.bound_node) \
                 and placement.pod.key in cluster.pods:
             cluster.remove(placement.pod)
         for victim in reversed(placement.victims):
-            cluster.bind(victim, victim.node_name)
+            restore(cluster, victim)
     cluster.pending.clear()
     cluster.pending.update(pending)
     for key, node in nominations.items():
@@ -100,8 +102,9 @@ def trial(cluster: Cluster, workloads: list[Workload], *, preemption: bool = Tru
 
 
 def placed(result: WhatIf) -> bool:
-    """True when every pod was scheduled or preempted (none pending or not created)."""
-    return all(p.result in (SCHEDULED, PREEMPT) for p in result.placements)
+    """True when every pod was scheduled or preempted, or bound once the victims of
+    earlier pods left (none pending or not created)."""
+    return all(p.result in (SCHEDULED, PREEMPT) or p.bound_node for p in result.placements)
 
 
 def _victims(result: WhatIf) -> list[str]:
@@ -490,8 +493,26 @@ def advise(cluster: Cluster, workloads: list[Workload], *, subject: str,
                  "needed": k, "searchedUpTo": MAX_NODES, "rejectedBy": rejected}
         if got is not None:
             nodes["placements"] = dict(sorted(Counter(str(p.node) for p in got.placements).items()))
-    first = next((p for p in base.placements if p.result == UNSCHEDULABLE), None)
-    target = first.pod if first is not None else pods[0]
-    filters = filter_report(cluster, target, at) if first is not None else []
-    return Advice(subject, len(pods), current, priority, pdbs, nodes, filters,
-                  target.key if first is not None else None)
+    target, filters = pending_filters(cluster, workloads, base, at)
+    return Advice(subject, len(pods), current, priority, pdbs, nodes, filters, target)
+
+
+def pending_filters(cluster: Cluster, workloads: list[Workload], base: WhatIf, now: float
+                    ) -> tuple[str | None, list[dict[str, Any]]]:
+    """:func:`filter_report` for the first pod ``base`` leaves pending, analysed in the
+    state ``schedule -f`` reached when that pod's cycle failed (the earlier pods placed,
+    their victims terminating, the nominations made): the trial is replayed and the
+    report taken at that moment."""
+    first = next((p for p in base.placements
+                  if p.result == UNSCHEDULABLE and not p.bound_node), None)
+    if first is None:
+        return None, []
+    key = first.pod.key
+    report: list[list[dict[str, Any]]] = []
+
+    def analyse(pod: Pod) -> None:
+        if pod.key == key and not report:
+            report.append(filter_report(cluster, pod, now))
+
+    trial(cluster, workloads, now=now, on_pending=analyse)
+    return key, report[0] if report else []

@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -79,6 +79,7 @@ class Placement:
     cleared_nominations: list[str] = field(default_factory=list)
     decision: Decision | None = None
     bound_node: str | None = None  # a preemptor's node once its victims are gone
+    bound_at: float | None = None  # when it bound (scheduled: at once; else victims gone)
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         """One entry of the ``pods`` list of ``-o json``."""
@@ -88,6 +89,9 @@ class Placement:
             out = {"pod": self.pod.key, "result": self.result, "node": None, "victims": []}
         out["workload"] = self.workload
         out["priority"] = self.pod.priority
+        out["result"] = self.result  # a pending pod may preempt once victims left
+        if self.bound_node and self.result != PREEMPT:
+            out["boundTo"] = self.bound_node  # bound once terminating victims left
         if self.result == PREEMPT:
             # The settle pass may have preempted again: report everything it did.
             out.update(node=self.node, victims=sorted(v.key for v in self.victims),
@@ -131,7 +135,10 @@ class WhatIf:
             "preempting": self.count(PREEMPT),
             "boundAfterPreemption": sum(1 for p in self.placements
                                         if p.result == PREEMPT and p.bound_node),
-            "pending": self.count(UNSCHEDULABLE),
+            "pending": sum(1 for p in self.placements
+                           if p.result == UNSCHEDULABLE and not p.bound_node),
+            "boundAfterWaiting": sum(1 for p in self.placements
+                                     if p.result == UNSCHEDULABLE and p.bound_node),
             "ignored": self.count(IGNORED) + self.count(SKIPPED),
             "notCreated": self.count(NOT_CREATED),
             "rejected": self.count(REJECTED),
@@ -283,12 +290,15 @@ def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
 
 def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
           preemption: bool = True, explain: bool = False,
-          scheduler: Scheduler | None = None, now: float | None = None) -> WhatIf:
+          scheduler: Scheduler | None = None, now: float | None = None,
+          on_pending: Callable[[Pod], None] | None = None) -> WhatIf:
     """Decide and apply each new pod in queue order (see the module docstring).
 
     ``workloads`` are ``(workload key, pods in creation order, ordered_ready)``. The
     cluster is changed: binds, victims removed, nominations. ``explain`` keeps each
-    :class:`Decision` (scores and statuses) on its placement.
+    :class:`Decision` (scores and statuses) on its placement. ``on_pending(pod)`` is
+    called right after a pod's cycle fails, while the cluster is in the state that
+    cycle saw.
     """
     sched = scheduler or Scheduler(cluster)
     at = time.time() if now is None else now
@@ -297,6 +307,7 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
     seq = 0
 
     placements: list[Placement] = []
+    terminating: list[Pod] = []  # victims in their grace period, still on their nodes
 
     def create(gi: int) -> None:
         nonlocal seq
@@ -321,14 +332,16 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
         _, s, gi = heapq.heappop(heap)
         pod = by_pod.pop(s)
         decision = decide(sched, pod, preemption, explain, at)
-        placement = _apply(cluster, sched, pod, groups[gi].key, decision, at)
+        placement = _apply(cluster, sched, pod, groups[gi].key, decision, at, terminating)
         placement.decision = decision
         placements.append(placement)
+        if placement.result == UNSCHEDULABLE and on_pending is not None:
+            on_pending(pod)
         group = groups[gi]
         if group.ordered and placement.result in (SCHEDULED, PREEMPT) \
                 and group.next < len(group.pods):
             create(gi)
-    _settle(cluster, sched, placements, preemption, at)
+    _settle(cluster, sched, placements, preemption, at, terminating)
     for group in groups:
         prev = group.pods[group.next - 1].name if group.next else ""
         for pod in group.pods[group.next:]:
@@ -347,35 +360,79 @@ def admit(cluster: Cluster, pod: Pod, now: float) -> str | None:
                                now)
 
 
+def terminate(cluster: Cluster, victim: Pod, now: float) -> None:
+    """Delete a victim as preemption does: it gets a deletionTimestamp and stays on its
+    node, holding its resources, until its grace period ends (the scheduler cache keeps
+    a terminating pod until the kubelet reports it gone)."""
+    node = victim.node_name
+    cluster.remove(victim)  # re-added: the snapshot's caches see the pod change
+    victim.deletion_timestamp = now
+    victim.preempted_by_scheduler = True
+    cluster.bind(victim, node)
+
+
+def gone_at(victim: Pod) -> float:
+    """When a terminating victim leaves: its deletion time plus its grace period."""
+    assert victim.deletion_timestamp is not None
+    return victim.deletion_timestamp + float(victim.termination_grace_period)
+
+
+def restore(cluster: Cluster, victim: Pod) -> None:
+    """Undo :func:`terminate` (and the victim's removal, if it is gone already)."""
+    node = victim.node_name
+    if victim.key in cluster.pods:
+        cluster.remove(victim)
+    victim.deletion_timestamp = None
+    victim.preempted_by_scheduler = False
+    cluster.bind(victim, node)
+
+
 def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
-            preemption: bool, now: float) -> None:
-    """Victims take their grace period to go, far longer than the queue takes to drain:
-    once they are gone each preemptor is tried again, in queue order. It binds if it
-    still fits (its nominated node first); a higher-priority pod may have taken the room
-    meanwhile, or its nomination been cleared: then it preempts once more (and binds
-    after those victims too) or stays pending."""
+            preemption: bool, start: float, terminating: list[Pod]) -> None:
+    """Victims take their grace period to go, far longer than the queue takes to drain.
+    Each time some are gone (the earliest end of a grace period first), every pod not
+    yet bound is tried again in queue order (priority, then creation), as the delete
+    event requeues them: a nominated pod binds if it fits (its node first), or preempts
+    again (a higher-priority pod may have taken the room, or its nomination been
+    cleared); a pod that was pending because victims still held the room may now bind
+    or preempt. Ends when no victim is terminating."""
     order = {id(p): i for i, p in enumerate(placements)}
-    todo = sorted((p for p in placements if p.result == PREEMPT),
-                  key=lambda p: (-p.pod.priority, order[id(p)]))
-    for p in todo:
-        for _ in range(2):
-            decision = decide(sched, p.pod, preemption, False, now)
+    while terminating:
+        t = min(gone_at(v) for v in terminating)
+        for victim in [v for v in terminating if gone_at(v) <= t]:
+            terminating.remove(victim)
+            cluster.remove(victim)
+        waiting = sorted((p for p in placements
+                          if p.result in (PREEMPT, UNSCHEDULABLE) and not p.bound_node),
+                         key=lambda p: (-p.pod.priority, order[id(p)]))
+        for p in waiting:
+            decision = decide(sched, p.pod, preemption, False, t)
             if decision.result == SCHEDULED:
                 assert decision.node is not None
-                p.pod.start_time = now
+                p.pod.start_time = t
                 cluster.bind(p.pod, decision.node)
                 sched.nominator.remove(p.pod)
                 p.bound_node = decision.node
-                break
+                p.bound_at = t
+                if p.result == UNSCHEDULABLE:
+                    p.message = (f"waited for preemption victims to leave; bound to "
+                                 f"{decision.node} after {t - start:g}s")
+                continue
             if decision.result != PREEMPT:
-                p.message = f"preempted, but fits nowhere once its victims left: " \
-                            f"{decision.message}"
-                break
-            again = _apply(cluster, sched, p.pod, p.workload, decision, now)
+                pre = decision.preemption
+                if pre is not None and pre.eligible and p.pod.nominated_node_name:
+                    sched.nominator.remove(p.pod)  # preemption found no node: cleared
+                if p.result == PREEMPT:
+                    p.message = f"preempted, but fits nowhere once its victims left: " \
+                                f"{decision.message}"
+                continue
+            again = _apply(cluster, sched, p.pod, p.workload, decision, t, terminating)
+            p.result = PREEMPT
             p.node = again.node
             p.victims += again.victims
             p.pdb_violations += again.pdb_violations
             p.cleared_nominations += again.cleared_nominations
+            p.message = again.message
 
 
 def decide(sched: Scheduler, pod: Pod, preemption: bool, explain: bool, now: float
@@ -389,28 +446,35 @@ def decide(sched: Scheduler, pod: Pod, preemption: bool, explain: bool, now: flo
 
 
 def _apply(cluster: Cluster, sched: Scheduler, pod: Pod, workload: str,
-           decision: Decision, now: float) -> Placement:
+           decision: Decision, now: float, terminating: list[Pod]) -> Placement:
     if decision.result == SCHEDULED:
         assert decision.node is not None
         pod.start_time = now  # it starts once bound: the newest pod for later preemptions
         cluster.bind(pod, decision.node)
         sched.nominator.remove(pod)
-        return Placement(pod, workload, SCHEDULED, decision.node)
+        return Placement(pod, workload, SCHEDULED, decision.node, bound_at=now)
     if decision.result == PREEMPT:
         assert decision.preemption is not None and decision.node is not None
-        victims = list(decision.preemption.victims)
+        # Victims already terminating get no second delete (prepareCandidateAsync); when
+        # none is left, no lower-priority nomination is cleared either.
+        victims = [v for v in decision.preemption.victims if not v.terminating]
         for victim in victims:
-            cluster.remove(victim)
+            terminate(cluster, victim, now)
+            terminating.append(victim)
             for pdb in cluster.pdbs:
                 if (pdb.namespace == victim.namespace and pdb.selector is not None
                         and pdb.selector.matches(victim.labels)):
                     pdb.disruptions_allowed = max(0, pdb.disruptions_allowed - 1)
-        for other in decision.preemption.cleared_nominations:
-            sched.nominator.remove(other)
+        cleared = list(decision.cleared_nominations) if victims else []
+        if victims:
+            for other in decision.preemption.cleared_nominations:
+                sched.nominator.remove(other)
         sched.nominator.add(pod, decision.node)
         return Placement(pod, workload, PREEMPT, decision.node, victims,
-                         pdb_violations=decision.pdb_violations,
-                         cleared_nominations=list(decision.cleared_nominations))
+                         message="" if victims else
+                         f"waiting for preemption victims on {decision.node}",
+                         pdb_violations=decision.pdb_violations if victims else 0,
+                         cleared_nominations=cleared)
     # unschedulable, or ignored (another schedulerName) / skipped (being deleted)
     return Placement(pod, workload, decision.result, message=decision.message)
 
