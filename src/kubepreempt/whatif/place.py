@@ -61,6 +61,7 @@ from kubepreempt.scheduler.scheduler import Scheduler
 
 NOT_CREATED = "not-created"
 REJECTED = "rejected"  # refused by the apiserver's ResourceQuota admission
+FITS_NOWHERE = "preempted, but fits nowhere once its victims left"
 # The kinds `schedule -f` / `advise -f` read from the new documents.
 NEW_KINDS = ("Pod", "PriorityClass", *WORKLOAD_KINDS, *SOURCE_KINDS)
 
@@ -417,14 +418,17 @@ def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
                 if p.result == UNSCHEDULABLE:
                     p.message = (f"waited for preemption victims to leave; bound to "
                                  f"{decision.node} after {t - start:g}s")
+                elif p.message.startswith(FITS_NOWHERE):  # an earlier round's failure
+                    p.message = ""
                 continue
             if decision.result != PREEMPT:
                 pre = decision.preemption
-                if pre is not None and pre.eligible and p.pod.nominated_node_name:
+                if pre is None or not pre.eligible:
+                    continue  # its own victims are still terminating: it keeps waiting
+                if p.pod.nominated_node_name:
                     sched.nominator.remove(p.pod)  # preemption found no node: cleared
                 if p.result == PREEMPT:
-                    p.message = f"preempted, but fits nowhere once its victims left: " \
-                                f"{decision.message}"
+                    p.message = f"{FITS_NOWHERE}: {decision.message}"
                 continue
             again = _apply(cluster, sched, p.pod, p.workload, decision, t, terminating)
             p.result = PREEMPT
