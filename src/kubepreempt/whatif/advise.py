@@ -15,11 +15,13 @@ Every answer comes from re-running the real decision (the same sequential placem
 * **nodes** — how many nodes like ``--node-like`` (labels, taints, allocatable; a fresh
   hostname) or of ``--node-shape`` must be added for every pod to fit with preemption
   off (galloping then binary search over the count);
-* **filters** — for the first pod that does not fit: how many nodes each filter plugin
-  rejects, and for taints, node affinity/selector, topology spread and inter-pod
-  affinity the smallest change to the pod (tolerations added, selector keys dropped,
-  maxSkew raised, a required term dropped) that lets some rejected node past that
-  filter, with the decision it would then get. Nothing is applied.
+* **filters** — for the first pod left pending, in the state the sequential placement
+  had reached when its cycle failed (earlier pods placed, victims terminating,
+  nominations made): how many nodes each filter plugin rejects, and for taints, node
+  affinity/selector, topology spread and inter-pod affinity the smallest change to the
+  pod (tolerations added, selector keys dropped, maxSkew raised, a required term
+  dropped) that lets some rejected node past that filter, with the decision it would
+  then get. Nothing is applied.
 """
 
 from __future__ import annotations

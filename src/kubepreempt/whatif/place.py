@@ -9,12 +9,17 @@ placed (bound, or nominated after preempting: it binds once its victims are gone
 predecessor stays pending, the rest are reported as not created.
 
 Each decision is one ``schedule_one`` cycle (the library's, simulator's and bench's) with
-one shared :class:`Scheduler`, applied before the next pod: a bind takes its place; a preemption
-deletes its victims at once (their PodDisruptionBudgets lose one allowed disruption each,
-as the disruption controller would recompute), clears the lower-priority nominations it
-displaced and nominates the pod, which then counts on that node for everyone after it
-(the two-pass nominated check). A pod that fits nowhere stays pending; nothing retries it
-later (upstream would, on a cluster event — the answer here is for the moment of apply).
+one shared :class:`Scheduler`, applied before the next pod: a bind takes its place; a
+preemption deletes its victims (their PodDisruptionBudgets lose one allowed disruption
+each, as the disruption controller would recompute), clears the lower-priority
+nominations it displaced and nominates the pod, which then counts on that node for
+everyone after it (the two-pass nominated check). A deleted victim stays in the snapshot,
+holding its resources, until its grace period ends, as in the scheduler cache: a later
+pod that needs that room is nominated behind the same victim ("waiting for preemption
+victims on NODE", no second delete) or stays pending. At each end of a grace period the
+pods not yet bound are tried again in queue order (:func:`_settle`); a pod that fits
+nowhere for other reasons stays pending (upstream would retry it on later cluster events
+too — the answer here is for the moment of apply and the victims' departure).
 
 Every new pod first passes the apiserver's ResourceQuota admission
 (:mod:`kubepreempt.admission.quota`) when its controller creates it, against the pods that
