@@ -35,8 +35,9 @@ def build_with_warnings(docs: Documents, extra_kinds: Iterable[str] = ()
 
     Kinds outside the scheduler's (and ``extra_kinds``) are skipped with one warning line.
     Pods that finished (phase Succeeded/Failed) are ignored, as the scheduler's informer
-    ignores them, with one warning line. Pods not yet admitted get their RuntimeClass's
-    overhead and scheduling (:mod:`kubepreempt.api.runtimeclass`).
+    ignores them, with one warning line; ResourceQuota admission keeps them
+    (``cluster.quota.finished``: they still count for ``count/pods``). Pods not yet
+    admitted get their RuntimeClass's overhead and scheduling (:mod:`kubepreempt.api.runtimeclass`).
     """
     with paused_gc(freeze=True):
         return _build_cluster(docs, extra_kinds)
@@ -101,6 +102,7 @@ def _build_cluster(docs: Documents, extra_kinds: Iterable[str]) -> tuple[Cluster
             pod = parse_pod(body, o.source, resolve, lazy=o.checked and body is o.body)
             if pod.phase in ("Succeeded", "Failed"):
                 finished += 1
+                cluster.quota.finished.append(pod)  # quota still charges its count/pods
                 continue
             key = f"{pod.namespace}/{pod.name}"  # Pod.key
             if key in seen:

@@ -434,3 +434,79 @@ def test_object_count_admission_and_limited_resources() -> None:
     assert adm.admit_object("Deployment", "team", "d", 0) == (
         'deployments.apps "d" is forbidden: insufficient quota to consume: '
         "count/deployments.apps")
+
+
+# ---- what the pod looks like when quota admission sees it ----------------------------
+
+
+def test_global_default_class_name_is_written_before_quota_matches() -> None:
+    """plugin/pkg/admission/priority/admission.go ``admitPod``: a pod created without
+    ``priorityClassName`` gets the globalDefault class's name (``getDefaultPriority``)
+    before the ResourceQuota plugin runs, so ``PriorityClass In [default]`` limits it and
+    ``DoesNotExist`` does not."""
+    default = priority_class("default", 5, global_default=True)
+    in_default = quota("in-default", {"pods": "1"},
+                       selector=[{"scopeName": "PriorityClass", "operator": "In",
+                                  "values": ["default"]}])
+    c = cluster_of(*CLASSES, default, node("n1", cpu="64", memory="256Gi"), in_default,
+                   pc_pod("first", None, "100m", node_name="n1"))
+    new = parse_pod(pc_pod("second", None, "100m"), SRC, c.priority.resolve)
+    assert c.quota.admit(new, list(c.pods.values()), now=0.0) == (
+        'pods "second" is forbidden: exceeded quota: in-default, requested: pods=1, '
+        "used: pods=1, limited: pods=1")
+    classless = quota("classless", {"pods": "0"},
+                      selector=[{"scopeName": "PriorityClass", "operator": "DoesNotExist"}])
+    c = cluster_of(*CLASSES, default, node("n1", cpu="64", memory="256Gi"), classless)
+    new = parse_pod(pc_pod("x", None, "100m"), SRC, c.priority.resolve)
+    assert c.quota.admit(new, [], now=0.0) is None
+    # Without a globalDefault class the pod keeps no class: DoesNotExist limits it.
+    assert admit([classless], pc_pod("y", None, "100m")) == (
+        'pods "y" is forbidden: exceeded quota: classless, requested: pods=1, used: pods=0, '
+        "limited: pods=0")
+
+
+def test_message_quantities_keep_each_figure_s_format() -> None:
+    """``CheckRequest`` prints ``requested`` from the pod's usage (``PodRequests`` keeps
+    the container's ``500M``), ``used`` from ``status.used`` (``CalculateUsageStats``
+    starts from a DecimalSI zero and ``Quantity.Add`` takes the first pod's format: 1G)
+    and ``limited`` from ``spec.hard`` (1Gi). 500M + 1G > 1Gi (1073741824)."""
+    q = quota("mem", {"requests.memory": "1Gi"})
+    existing = [q, pc_pod("a", None, "100m", "500M", node_name="n1"),
+                pc_pod("b", None, "100m", "500M", node_name="n1")]
+    assert admit(existing, pc_pod("c", None, "100m", "500M")) == (
+        'pods "c" is forbidden: exceeded quota: mem, requested: requests.memory=500M, '
+        "used: requests.memory=1G, limited: requests.memory=1Gi")
+
+
+def test_used_binary_sum_reads_back_decimal_when_it_has_no_binary_suffix() -> None:
+    """The controller stores ``status.used`` as text: 1Gi + 1000M (BinarySI, not a whole
+    number of Ki) prints ``2073741824``, which parses back DecimalSI: ``2073741824``
+    again (no trailing zeros to fold); 600Mi + 424Mi prints ``1Gi``."""
+    q = quota("mem", {"requests.memory": "2Gi"})
+    existing = [q, pc_pod("a", None, "100m", "1Gi", node_name="n1"),
+                pc_pod("b", None, "100m", "1000M", node_name="n1")]
+    assert admit(existing, pc_pod("c", None, "100m", "100Mi")) == (
+        'pods "c" is forbidden: exceeded quota: mem, requested: requests.memory=100Mi, '
+        "used: requests.memory=2073741824, limited: requests.memory=2Gi")
+    existing = [q, pc_pod("a", None, "100m", "600Mi", node_name="n1"),
+                pc_pod("b", None, "100m", "424Mi", node_name="n1")]
+    assert admit(existing, pc_pod("c", None, "100m", "1500M")) == (
+        'pods "c" is forbidden: exceeded quota: mem, requested: requests.memory=1500M, '
+        "used: requests.memory=1Gi, limited: requests.memory=2Gi")
+
+
+def test_finished_pods_count_for_count_pods_only() -> None:
+    """``PodUsageFunc`` charges ``count/pods`` for every pod; ``QuotaV1Pod`` is false for
+    a Succeeded/Failed pod, so it is not charged ``pods`` or requests. The scheduler never
+    sees it (it occupies no node)."""
+    done = pc_pod("done", None, "1", node_name="n1", status_extra={"phase": "Succeeded"})
+    running = pc_pod("running", None, "1", node_name="n1")
+    count = quota("count", {"count/pods": "2"})
+    assert admit([count, done, running], pc_pod("new", None, "1")) == (
+        'pods "new" is forbidden: exceeded quota: count, requested: count/pods=1, '
+        "used: count/pods=2, limited: count/pods=2")
+    assert admit([quota("pods", {"pods": "2", "requests.cpu": "2"}), done, running],
+                 pc_pod("new", None, "1")) is None
+    c = cluster_of(node("n1", cpu="64", memory="256Gi"), done, running)
+    assert list(c.pods) == ["default/running"]
+    assert [p.name for p in c.quota.finished] == ["done"]

@@ -38,8 +38,9 @@ def one_node_cluster(*extra):
 
 def test_five_replicas_three_fit_fourth_preempts_fifth_pending() -> None:
     """Replicas 1-3 take the free 1.5 CPU; replica 4 fits nowhere, preempts batch-1 (the
-    only lower-priority pod) and is nominated to n1; replica 5 sees n1 full once the
-    nominee (same priority) counts, and has nothing left to preempt: pending."""
+    only lower-priority pod) and is nominated to n1; replica 5 sees n1 full (batch-1
+    terminates for 30 s, the nominee counts): its dry run removes batch-1 and still
+    finds no room beside the nominee (Insufficient cpu): pending."""
     cluster = one_node_cluster()
     result = what_if(cluster, docs_of(deployment("web", 5, "500m")), now=1e9)
     got = [(p.result, p.node, [v.key for v in p.victims]) for p in result.placements]
@@ -47,7 +48,7 @@ def test_five_replicas_three_fit_fourth_preempts_fifth_pending() -> None:
                    ("preempt", "n1", ["jobs/batch-1"]), ("unschedulable", None, [])]
     assert result.placements[4].message == (
         "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
-        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+        "preemption: 0/1 nodes are available: 1 Insufficient cpu.")
     s = result.summary()
     assert (s["scheduled"], s["preempting"], s["pending"], s["victims"]) == (3, 1, 1, 1)
     assert s["victimsByOwner"] == {"Pod/jobs/batch-1": 1}
@@ -159,24 +160,28 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "whatif"
 def test_guide_example_worked_by_hand(capsys) -> None:
     """docs/WHAT-IF.md: node-a/node-b have 1.5 CPU free, node-c is tainted. Replica 1
     ties and takes node-a, 2 takes node-b, 3 preempts report-1 on node-a (no PDB
-    violation, unlike etl-1), 4 fits on node-a beside the nominee, 5 preempts etl-1 on
-    node-b, violating its PDB."""
+    violation, unlike etl-1). report-1 is terminating for 30 s and still holds its 1.5
+    CPU in the scheduler's snapshot, so replica 4 does not fit; its dry run removes
+    report-1 again and fits node-a beside the nominee (node-b would violate etl's PDB),
+    so it is nominated there, waiting for the same victim. 5 preempts etl-1 on node-b,
+    violating its PDB. Once the victims are gone, 3 and 4 bind to node-a, 5 to node-b."""
     code = main(["schedule", str(EXAMPLES / "cluster.yaml"), "-f", str(EXAMPLES / "web.yaml"),
                  "-o", "json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     got = [(p["result"], p["node"], p["victims"]) for p in out["pods"]]
     assert got == [("scheduled", "node-a", []), ("scheduled", "node-b", []),
-                   ("preempt", "node-a", ["batch/report-1"]), ("scheduled", "node-a", []),
+                   ("preempt", "node-a", ["batch/report-1"]), ("preempt", "node-a", []),
                    ("preempt", "node-b", ["batch/etl-1"])]
-    assert [p["pdbViolations"] for p in out["pods"] if p["result"] == "preempt"] == [0, 1]
-    assert [p["boundTo"] for p in out["pods"] if p["result"] == "preempt"] == ["node-a",
-                                                                              "node-b"]
+    assert out["pods"][3]["message"] == "waiting for preemption victims on node-a"
+    assert [p["pdbViolations"] for p in out["pods"] if p["result"] == "preempt"] == [0, 0, 1]
+    assert [p["boundTo"] for p in out["pods"] if p["result"] == "preempt"] == [
+        "node-a", "node-a", "node-b"]
     assert out["summary"]["victimsByPriorityClass"] == {"batch-low": 2}
     assert main(["schedule", str(EXAMPLES / "cluster.yaml"), "-f",
                  str(EXAMPLES / "web.yaml")]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "5 pod(s): 3 scheduled, 2 preempting (2 bound once their victims left)" in text
+    assert "5 pod(s): 2 scheduled, 3 preempting (3 bound once their victims left)" in text
     assert "preempt, then bound" in text
 
 

@@ -24,12 +24,20 @@ Upstream: ``staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/cont
   then each applying quota must hold ``used + requested <= hard`` for the resources it
   limits, else ``exceeded quota: NAME, requested: ..., used: ..., limited: ...``.
 
+The pod is seen as the Priority admission plugin left it (``admitPod``, a mutating plugin
+that runs before this validating one): a pod without ``priorityClassName`` gets the name
+of the ``globalDefault`` PriorityClass, so ``PriorityClass In [default]`` limits it and
+``DoesNotExist`` does not.
+
 Usage is recomputed from the pods the caller knows (the snapshot's bound and pending pods
-of the namespace), as the quota controller's resync would; a dump's ``status.used`` is
-not read. Quantities print as ``resource.Quantity.String()`` in the format the quota's
-``hard`` value was written in (binary ``Ki``/``Mi``/``Gi`` or decimal): upstream keeps
-each figure's own format, which only differs when a pod writes ``512M`` against a
-``1Gi`` limit.
+of the namespace) plus the finished pods of the input (:attr:`QuotaAdmission.finished`:
+they count for ``count/pods`` only), as the quota controller's resync would; a dump's
+``status.used`` is not read. Quantities print as ``resource.Quantity.String()``, each
+in its own format as upstream keeps it: ``requested`` in the format the pod wrote the
+figure in (its first container stating it), ``used`` in the format the controller's sum
+took (``CalculateUsageStats`` starts from a ``DecimalSI`` zero, and ``Quantity.Add`` to a
+zero takes the added pod's format; the sum is stored as text and read back), and
+``limited`` in the format of the quota's ``hard`` value.
 
 Workload objects (Deployment, ReplicaSet, StatefulSet, Job, DaemonSet, CronJob) go through
 the generic object-count evaluator (:meth:`QuotaAdmission.admit_object`):
@@ -43,6 +51,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import chain
 from typing import Any
 
 from kubepreempt.admission.goquantity import format_quantity, is_binary
@@ -130,6 +139,8 @@ class QuotaPod:
     charged: bool  # QuotaV1Pod: not terminal, not past its deletion grace period
     requests: dict[str, Fraction]
     limits: dict[str, Fraction]
+    # usage key -> written in BinarySI (Ki, Mi, ...): the format its figure prints in
+    binary: dict[str, bool] = field(default_factory=dict)
     # (container name, resources it states as requests/limits) for Constraints
     containers: list[tuple[str, frozenset[str]]] = field(default_factory=list)
 
@@ -159,8 +170,36 @@ def _cross_namespace(spec: Mapping[str, Any]) -> bool:
     return False
 
 
-def quota_pod(pod: Pod, now: float | None = None) -> QuotaPod:
-    """The quota view of a typed pod (its manifest gives limits and per-container lists)."""
+def _written_formats(spec: Mapping[str, Any]) -> dict[str, bool]:
+    """Per usage key, whether the pod wrote the figure in ``BinarySI``: the pod-level
+    value, else the first container (then init container) stating it; ``PodRequests``
+    sums into a copy of the first container's quantity, keeping its format."""
+    seen: dict[str, dict[str, bool]] = {"requests": {}, "limits": {}}
+    pod_level = spec.get("resources")
+    sources = [pod_level] if isinstance(pod_level, Mapping) else []
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or []:
+            if isinstance(c, Mapping) and isinstance(c.get("resources"), Mapping):
+                sources.append(c["resources"])
+    for res in sources:
+        for part, out in seen.items():
+            values = res.get(part)
+            if isinstance(values, Mapping):
+                for name, qty in values.items():
+                    out.setdefault(str(name), is_binary(qty))
+    formats: dict[str, bool] = {}
+    for name, binary in seen["requests"].items():
+        formats[name] = formats["requests." + name] = binary
+    for name, binary in seen["limits"].items():
+        formats["limits." + name] = binary
+    return formats
+
+
+def quota_pod(pod: Pod, now: float | None = None, default_class: str = "") -> QuotaPod:
+    """The quota view of a typed pod (its manifest gives limits and per-container lists).
+
+    ``default_class`` is the ``globalDefault`` PriorityClass's name, which the Priority
+    admission plugin writes into a pod without a class before quota admission runs."""
     raw = pod.raw if isinstance(pod.raw, Mapping) else {}
     spec = raw.get("spec") if isinstance(raw.get("spec"), Mapping) else {}
     try:
@@ -192,13 +231,14 @@ def quota_pod(pod: Pod, now: float | None = None) -> QuotaPod:
         charged = now <= pod.deletion_timestamp + deletion_grace
     return QuotaPod(
         name=pod.name, namespace=pod.namespace,
-        priority_class_name=pod.priority_class_name,
+        priority_class_name=pod.priority_class_name or default_class,
         best_effort=pod.qos == "BestEffort",
         terminating=isinstance(deadline, int) and not isinstance(deadline, bool)
         and deadline >= 0,
         cross_namespace_affinity=_cross_namespace(spec),
         charged=charged,
         requests=_fractions(pod.requests), limits=_fractions(limits),
+        binary=_written_formats(spec),
         containers=[(c.name, frozenset(_compute_usage(_fractions(c.requests),
                                                       _fractions(c.limits))))
                     for c in [*containers, *inits]])
@@ -276,9 +316,12 @@ class ResourceQuota:
         """Whether the pod counts towards this quota's usage (``CalculateUsageStats``)."""
         return all(matches_scope(s, qp) for s in self.selectors)
 
-    def pretty(self, usage: Mapping[str, Fraction], keys: Iterable[str]) -> str:
-        """``prettyPrint`` of ``usage`` masked to ``keys`` (sorted, ``k=v`` joined by ``,``)."""
-        return ",".join(f"{k}={format_quantity(usage.get(k, Fraction(0)), self.binary[k])}"
+    def pretty(self, usage: Mapping[str, Fraction], keys: Iterable[str],
+               binary: Mapping[str, bool] | None = None) -> str:
+        """``prettyPrint`` of ``usage`` masked to ``keys`` (sorted, ``k=v`` joined by ``,``),
+        each in the format ``binary`` gives (default: the hard value's)."""
+        formats = self.binary if binary is None else binary
+        return ",".join(f"{k}={format_quantity(usage.get(k, Fraction(0)), formats.get(k, False))}"
                         for k in sorted(keys))
 
 
@@ -419,11 +462,19 @@ class QuotaAdmission:
 
     quotas: dict[str, list[ResourceQuota]] = field(default_factory=dict)
     limited: list[LimitedResource] = field(default_factory=list)
+    # the globalDefault PriorityClass's name (the Priority plugin gives it to classless pods)
+    default_class: str = ""
+    # finished (Succeeded/Failed) pods of the input: the scheduler ignores them, but they
+    # exist until deleted and are charged count/pods (PodUsageFunc)
+    finished: list[Pod] = field(default_factory=list)
 
     @classmethod
     def from_documents(cls, docs: Any) -> QuotaAdmission:
         """Quotas and configuration from loaded :class:`Documents`."""
         out = cls()
+        for o in docs.of("PriorityClass"):
+            if o.body.get("globalDefault") is True:
+                out.default_class = str((o.body.get("metadata") or {}).get("name") or "")
         for o in docs.of(KIND):
             out.add(parse_resource_quota(o.body, o.source))
         for kind in CONFIG_KINDS:
@@ -447,14 +498,27 @@ class QuotaAdmission:
     def used(self, quota: ResourceQuota, pods: Iterable[QuotaPod]) -> dict[str, Fraction]:
         """``status.used`` as the quota controller computes it: every hard resource (zero
         when unused), summed over the namespace's pods that match the quota's scopes."""
+        return self.used_with_formats(quota, pods)[0]
+
+    def used_with_formats(self, quota: ResourceQuota, pods: Iterable[QuotaPod]
+                          ) -> tuple[dict[str, Fraction], dict[str, bool]]:
+        """:meth:`used` and the format each sum prints in as ``status.used``: the
+        ``DecimalSI`` zero takes the first added pod's format (``Quantity.Add``), and the
+        stored text is parsed back (a BinarySI figure printed without a suffix reads back
+        decimal)."""
         out = {k: Fraction(0) for k in quota.hard}
+        binary = dict.fromkeys(quota.hard, False)
         for qp in pods:
             if qp.namespace != quota.namespace or not quota.scopes_match(qp):
                 continue
             for k, v in pod_usage(qp).items():
                 if k in out:
+                    if out[k] == 0:
+                        binary[k] = qp.binary.get(k, False)
                     out[k] += v
-        return out
+        for k, b in binary.items():
+            binary[k] = b and is_binary(format_quantity(out[k], True))
+        return out, binary
 
     def admit(self, pod: Pod, existing: Iterable[Pod], now: float | None = None) -> str | None:
         """None when the apiserver would create ``pod``, else its error message.
@@ -464,10 +528,10 @@ class QuotaAdmission:
         quotas = self.quotas.get(pod.namespace, [])
         if not quotas and not self.limited:
             return None
-        qp = quota_pod(pod, now)
-        err = self._check(qp, quotas, lambda: [quota_pod(p, now) for p in existing
-                                               if p.namespace == pod.namespace])
-        return err
+        qp = quota_pod(pod, now, self.default_class)
+        return self._check(qp, quotas, lambda: [
+            quota_pod(p, now, self.default_class) for p in chain(existing, self.finished)
+            if p.namespace == pod.namespace])
 
     def admit_object(self, kind: str, namespace: str, name: str, existing: int) -> str | None:
         """Admission of a new workload object: None when created, else the message.
@@ -494,7 +558,8 @@ class QuotaAdmission:
             if existing + 1 > q.hard[key]:
                 used = {key: Fraction(existing)}
                 return (f"{forbidden}exceeded quota: {q.name}, requested: "
-                        f"{q.pretty({key: Fraction(1)}, [key])}, used: {q.pretty(used, [key])}, "
+                        f"{q.pretty({key: Fraction(1)}, [key], {})}, "
+                        f"used: {q.pretty(used, [key], {})}, "
                         f"limited: {q.pretty(q.hard, [key])}")
         return None
 
@@ -542,11 +607,12 @@ class QuotaAdmission:
             requested = {k: v for k, v in delta.items() if k in q.hard}
             if not requested:
                 continue
-            used = self.used(q, pods)
+            used, used_binary = self.used_with_formats(q, pods)
             exceeded = [k for k, v in requested.items() if used[k] + v > q.hard[k]]
             if exceeded:
                 return (f"{forbidden}exceeded quota: {q.name}, requested: "
-                        f"{q.pretty(requested, exceeded)}, used: {q.pretty(used, exceeded)}, "
+                        f"{q.pretty(requested, exceeded, qp.binary)}, "
+                        f"used: {q.pretty(used, exceeded, used_binary)}, "
                         f"limited: {q.pretty(q.hard, exceeded)}")
         return None
 

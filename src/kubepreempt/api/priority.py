@@ -74,13 +74,35 @@ class PriorityResolver:
         }
         self.global_default: PriorityClass | None = None
         for pc in classes:
-            self.classes[pc.name] = pc
-            if pc.global_default:
-                if self.global_default is not None:
-                    raise InputError(
-                        f"more than one globalDefault PriorityClass ({self.global_default.name} "
-                        f"and {pc.name})", pc.source, "PriorityClass", pc.name)
-                self.global_default = pc
+            self._add(pc)
+
+    def _add(self, pc: PriorityClass) -> None:
+        self.classes[pc.name] = pc
+        if pc.global_default:
+            if self.global_default is not None and self.global_default.name != pc.name:
+                raise InputError(
+                    f"more than one globalDefault PriorityClass ({self.global_default.name} "
+                    f"and {pc.name})", pc.source, "PriorityClass", pc.name)
+            self.global_default = pc
+
+    def apply(self, pc: PriorityClass) -> None:
+        """Create ``pc``, or update the class of that name (``kubectl apply``): an update
+        may not change the value or preemptionPolicy (``ValidatePriorityClassUpdate``)."""
+        old = self.classes.get(pc.name)
+        if old is not None and old.description != "built-in":
+            errors = []
+            if old.value != pc.value:
+                errors.append("value: Forbidden: may not be changed in an update.")
+            if old.preemption_policy != pc.preemption_policy:
+                errors.append(f"preemptionPolicy: Invalid value: {pc.preemption_policy!r}: "
+                              "field is immutable".replace("'", '"'))
+            if errors:
+                text = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+                raise InputError(f'PriorityClass.scheduling.k8s.io "{pc.name}" is invalid: '
+                                 f"{text}", pc.source, "PriorityClass", pc.name)
+            if self.global_default is old and not pc.global_default:
+                self.global_default = None
+        self._add(pc)
 
     def resolve(self, spec: Mapping[str, Any]) -> tuple[int, str]:
         """Priority and preemption policy for a pod spec; unknown classes are errors."""

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 
 from kubepreempt.api.errors import InputError, Source
-from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
     DEFAULT_SEED,
@@ -29,7 +28,7 @@ from kubepreempt.manifests import load_documents
 from kubepreempt.release_options import kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
-from kubepreempt.whatif.place import expand_documents
+from kubepreempt.whatif.place import NEW_KINDS, expand_documents
 
 
 def register(app: typer.Typer) -> None:
@@ -78,7 +77,7 @@ def register(app: typer.Typer) -> None:
             subject = target.key
         else:
             docs = load_documents(new or [])
-            docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
+            docs.warn_unused(NEW_KINDS)
             expanded = expand_documents(cluster, docs, seed=seed)
             workloads = [(key, pods, ordered) for key, pods, ordered, _ in expanded]
             if not workloads:

@@ -13,7 +13,6 @@ if TYPE_CHECKING:  # rich is imported only when a table is printed
 
     from kubepreempt.whatif.place import WhatIf
 
-from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
     DEFAULT_NAMESPACE,
@@ -118,7 +117,7 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
     """``schedule -f``: expand, place, print."""
     # The controllers' expansion (croniter, hashing) loads only for -f.
     from kubepreempt.controllers.expand import WORKLOAD_KINDS
-    from kubepreempt.whatif.place import what_if
+    from kubepreempt.whatif.place import NEW_KINDS, what_if
 
     with loading("reading the cluster", output):
         cluster, warnings = build_with_warnings(load_input(files))
@@ -128,7 +127,7 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
     docs = load_documents(new)
     result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                      extra_pods=extra)
-    docs.warn_unused(("Pod", *WORKLOAD_KINDS, *SOURCE_KINDS))
+    docs.warn_unused(NEW_KINDS)
     if output in DATA_OUTPUTS:
         emit({**result.to_json(explain=explain), "seed": seed, "modelled": modelled_json()},
              output)
@@ -166,13 +165,18 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50,
         outcome = p.result
         if p.result == PREEMPT:
             outcome += ", then bound" if p.bound_node else ", then pending"
+        elif p.bound_node:
+            outcome += ", then bound"
         table.add_row(p.pod.key, p.workload, str(p.pod.priority), outcome,
                       p.bound_node or p.node or "-", detail)
     console.print(table)
     s = result.summary()
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
                   f"preempting ({s['boundAfterPreemption']} bound once their victims left), "
-                  f"{s['pending']} pending, {s['notCreated']} not "
+                  f"{s['pending']} pending"
+                  + (f" ({s['boundAfterWaiting']} more bound once victims left)"
+                     if s["boundAfterWaiting"] else "")
+                  + f", {s['notCreated']} not "
                   f"created, {s['rejected']} rejected by quota; {s['victims']} victim(s), "
                   f"{s['pdbViolations']} PDB "
                   "violation(s).", highlight=False)
@@ -187,6 +191,9 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50,
         console.print(table)
     for r in s["rejectedObjects"]:
         console.print(f"Not created: {r['object']}: {r['message']}", highlight=False)
+    for workload, pods in s["adoptedPods"].items():
+        console.print(f"Adopted by {workload} (not created again): {', '.join(pods)}",
+                      highlight=False)
     for note in notes:
         console.print(note, markup=False)
     if s["clearedNominations"]:

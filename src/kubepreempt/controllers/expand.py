@@ -2,8 +2,11 @@
 
 Each kind follows its upstream controller (kubernetes ``pkg/controller``):
 
-* ReplicaSet: ``spec.replicas`` pods from ``controller.GetPodFromTemplate`` — template
-  labels, annotations and finalizers, ``generateName`` ``<rs>-`` (``getPodsPrefix``), one
+* ReplicaSet: ``syncReplicaSet`` first claims the namespace's active pods its selector
+  matches that have no controller (``claimPods`` adopts orphans) or already name it as
+  their controller, then ``manageReplicas`` creates only the difference to
+  ``spec.replicas``, each from ``controller.GetPodFromTemplate`` — template labels,
+  annotations and finalizers, ``generateName`` ``<rs>-`` (``getPodsPrefix``), one
   controller ownerReference (``metav1.NewControllerRef``).
 * Deployment (not paused): the new ReplicaSet ``<deployment>-<pod-template-hash>`` whose
   template and selector carry ``pod-template-hash`` (``deployment/sync.go
@@ -43,6 +46,13 @@ rebuilt from a manifest, so :func:`compute_hash` feeds the same FNV-1a / collisi
 has upstream's form, not upstream's digits. Put the Deployment's ReplicaSet in the input
 for the real value.
 
+Validation. The apiserver refuses a Deployment, ReplicaSet, StatefulSet or DaemonSet
+with an empty selector or one that does not match its template's labels
+(``ValidateDeploymentSpec`` / ``ValidateReplicaSetSpec`` / ``ValidateStatefulSetSpec`` /
+``ValidateDaemonSetSpec`` with ``ValidatePodTemplateSpecForReplicaSet``);
+:func:`validate_selector` words it as the apiserver does. A workload without a selector
+(refused upstream) is read as selecting its template's labels.
+
 Random parts. ``generateName`` suffixes (5 characters of ``rand.String``'s alphabet) and
 UIDs are random upstream; here they derive from ``seed`` and the object (SHA-256 of
 ``seed/namespace/base/attempt``; UUID 5 of ``seed/kind/namespace/name``), so a run is
@@ -74,6 +84,8 @@ from kubepreempt.api.objects import (
     parse_pod,
     tolerates_all,
 )
+from kubepreempt.api.selectors import LabelSelector, SelectorError
+from kubepreempt.apimachinery.field import FieldError, invalid, invalid_message
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "CronJob", "DaemonSet")
@@ -349,6 +361,8 @@ class Expansion:
     created: list[dict[str, Any]] = field(default_factory=list)
     ordered_ready: bool = False  # StatefulSet OrderedReady: one pod at a time
     source: Source = field(default_factory=Source)
+    # existing pods (``namespace/name``) the controller claimed instead of creating them
+    adopted: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -363,20 +377,57 @@ def _name_pod(pod: dict[str, Any], names: Names, namespace: str, generate_name: 
 
 
 # ---- per kind ------------------------------------------------------------------------------
-def expand_replicaset(rs: Mapping[str, Any], names: Names) -> Expansion:
-    """``ReplicaSetController.manageReplicas`` for a new ReplicaSet: ``replicas`` pods."""
+def claim_pods(rs: Mapping[str, Any], pods: Iterable[Pod]) -> list[str]:
+    """``claimPods`` of a ReplicaSet: keys of the namespace's active pods (not finished,
+    not being deleted: ``FilterActivePods``) that match its selector and either have no
+    controller (orphans it adopts) or already have it as their controller."""
+    meta = _meta(rs)
+    ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
+    try:
+        selector = LabelSelector.parse((rs.get("spec") or {}).get("selector"))
+    except SelectorError:
+        return []
+    if selector is None or selector.is_empty:  # nothing / refused by validation
+        return []
+    out = []
+    for pod in pods:
+        if (pod.namespace != ns or pod.phase in ("Succeeded", "Failed")
+                or pod.deletion_timestamp is not None or not selector.matches(pod.labels)):
+            continue
+        controller = _controller_of(pod)
+        if controller is None or controller == ("ReplicaSet", name):
+            out.append(pod.key)
+    return out
+
+
+def _controller_of(pod: Pod) -> tuple[str, str] | None:
+    """``(kind, name)`` of the pod's controller ownerReference, if any."""
+    meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
+    for ref in (meta or {}).get("ownerReferences") or []:
+        if isinstance(ref, Mapping) and ref.get("controller"):
+            return str(ref.get("kind") or ""), str(ref.get("name") or "")
+    return None
+
+
+def expand_replicaset(rs: Mapping[str, Any], names: Names,
+                      existing: Iterable[Pod] = ()) -> Expansion:
+    """``syncReplicaSet`` for a new ReplicaSet: claim the matching orphans among
+    ``existing``, then ``manageReplicas`` creates ``replicas`` minus those pods."""
     meta = _meta(rs)
     ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
     uid = str(meta.get("uid") or names.uid("ReplicaSet", ns, name))
     spec = rs.get("spec") or {}
     replicas = _pod_count(_int(spec.get("replicas"), 1, "spec.replicas"), "spec.replicas")
+    adopted = claim_pods(rs, existing)
     owner = _controller_ref("apps/v1", "ReplicaSet", name, uid)
     pods = []
-    for _ in range(replicas):
+    # manageReplicas: diff < 0 creates -diff pods; a surplus would be deleted (not modelled:
+    # a new ReplicaSet deletes nothing it did not adopt)
+    for _ in range(max(0, replicas - len(adopted))):
         pod = pod_from_template(spec.get("template") or {}, ns, owner)
         _name_pod(pod, names, ns, pods_prefix(name))
         pods.append(pod)
-    return Expansion("ReplicaSet", ns, name, pods)
+    return Expansion("ReplicaSet", ns, name, pods, adopted=adopted)
 
 
 def _equal_ignore_hash(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -414,8 +465,10 @@ def deployment_hash(dep: Mapping[str, Any], replicasets: Iterable[Mapping[str, A
 
 
 def expand_deployment(dep: Mapping[str, Any], names: Names,
-                      replicasets: Iterable[Mapping[str, Any]] = ()) -> Expansion:
-    """``getNewReplicaSet`` then the ReplicaSet's pods (all replicas: a new Deployment)."""
+                      replicasets: Iterable[Mapping[str, Any]] = (),
+                      existing: Iterable[Pod] = ()) -> Expansion:
+    """``getNewReplicaSet`` then the ReplicaSet's pods (all replicas: a new Deployment;
+    the ReplicaSet adopts ``existing`` orphans its hashed selector matches)."""
     meta = _meta(dep)
     ns, name = str(meta.get("namespace") or "default"), str(meta["name"])
     uid = str(meta.get("uid") or names.uid("Deployment", ns, name))
@@ -436,8 +489,8 @@ def expand_deployment(dep: Mapping[str, Any], names: Names,
                        "ownerReferences": [_controller_ref("apps/v1", "Deployment", name, uid)]},
           "spec": {"replicas": _int(spec.get("replicas"), 1, "spec.replicas"),
                    "selector": selector, "template": template}}
-    inner = expand_replicaset(rs, names)
-    return Expansion("Deployment", ns, name, inner.pods, [rs])
+    inner = expand_replicaset(rs, names, existing)
+    return Expansion("Deployment", ns, name, inner.pods, [rs], adopted=inner.adopted)
 
 
 def expand_statefulset(set_: Mapping[str, Any], names: Names) -> Expansion:
@@ -665,24 +718,71 @@ def expand_daemonset(ds: Mapping[str, Any], names: Names, nodes: Iterable[Node])
     return Expansion("DaemonSet", ns, name, pods)
 
 
+# The kinds whose apiserver validation requires a selector matching the template's labels,
+# with the qualified kind the error names and the word its empty-selector error uses.
+SELECTOR_KINDS = {"Deployment": ("Deployment.apps", "deployment"),
+                  "ReplicaSet": ("ReplicaSet.apps", "deployment"),  # upstream's wording
+                  "StatefulSet": ("StatefulSet.apps", "statefulset"),
+                  "DaemonSet": ("DaemonSet.apps", "daemonset")}
+
+
+def validate_selector(obj: Mapping[str, Any]) -> str | None:
+    """The apiserver's refusal of a workload whose selector is empty or does not match
+    its template's labels (None: accepted): ``spec.selector: Invalid value: {}: empty
+    selector is invalid for <kind>``, or ``spec.template.metadata.labels: Invalid value:
+    {...}: `selector` does not match template `labels```
+    (``ValidatePodTemplateSpecForReplicaSet``). A workload without ``spec.selector``
+    (``Required value`` upstream) is taken as selecting its template's labels."""
+    kind = str(obj.get("kind") or "")
+    spec = obj.get("spec")
+    if kind not in SELECTOR_KINDS or not isinstance(spec, Mapping):
+        return None
+    raw = spec.get("selector")
+    if raw is None:
+        return None
+    qualified, word = SELECTOR_KINDS[kind]
+    try:
+        selector = LabelSelector.parse(raw)
+    except SelectorError:
+        return None  # the loader's selector validation words these
+    assert selector is not None
+    template = spec.get("template") if isinstance(spec.get("template"), Mapping) else {}
+    tlabels = _meta(template).get("labels")
+    labels = dict(tlabels) if isinstance(tlabels, Mapping) else {}
+    errors: list[FieldError] = []
+    if selector.is_empty:
+        errors.append(invalid("spec.selector", raw, f"empty selector is invalid for {word}"))
+    elif not selector.matches({str(k): str(v) for k, v in labels.items()}):
+        errors.append(invalid("spec.template.metadata.labels", labels,
+                              "`selector` does not match template `labels`"))
+    if not errors:
+        return None
+    return invalid_message(qualified, str(_meta(obj).get("name") or ""), errors)
+
+
 def expand(obj: Mapping[str, Any], names: Names, *, nodes: Iterable[Node] = (),
            replicasets: Iterable[Mapping[str, Any]] = (), now: float = 0.0,
-           source: Source | None = None) -> Expansion:
+           source: Source | None = None, existing: Iterable[Pod] = ()) -> Expansion:
     """The pods the controller of ``obj`` (one of ``WORKLOAD_KINDS``) would create.
 
     ``nodes`` are the DaemonSet's candidates; ``replicasets`` the input's ReplicaSets (a
-    Deployment reuses the hash of its own); ``now`` is the CronJob's schedule time.
+    Deployment reuses the hash of its own); ``now`` is the CronJob's schedule time;
+    ``existing`` the pods that exist (a ReplicaSet adopts the orphans it selects). An
+    object the apiserver would refuse (:func:`validate_selector`) is an input error.
     """
     kind = str(obj.get("kind") or "")
     meta = _meta(obj)
     key = f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
     if not meta.get("name"):
         raise InputError("object has no metadata.name", source, kind)
+    refusal = validate_selector(obj)
+    if refusal is not None:
+        raise InputError(refusal, source, kind, key)
     try:
         if kind == "Deployment":
-            out = expand_deployment(obj, names, replicasets)
+            out = expand_deployment(obj, names, replicasets, existing)
         elif kind == "ReplicaSet":
-            out = expand_replicaset(obj, names)
+            out = expand_replicaset(obj, names, existing)
         elif kind == "StatefulSet":
             out = expand_statefulset(obj, names)
         elif kind == "Job":

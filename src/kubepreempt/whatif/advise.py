@@ -15,11 +15,13 @@ Every answer comes from re-running the real decision (the same sequential placem
 * **nodes** — how many nodes like ``--node-like`` (labels, taints, allocatable; a fresh
   hostname) or of ``--node-shape`` must be added for every pod to fit with preemption
   off (galloping then binary search over the count);
-* **filters** — for the first pod that does not fit: how many nodes each filter plugin
-  rejects, and for taints, node affinity/selector, topology spread and inter-pod
-  affinity the smallest change to the pod (tolerations added, selector keys dropped,
-  maxSkew raised, a required term dropped) that lets some rejected node past that
-  filter, with the decision it would then get. Nothing is applied.
+* **filters** — for the first pod left pending, in the state the sequential placement
+  had reached when its cycle failed (earlier pods placed, victims terminating,
+  nominations made): how many nodes each filter plugin rejects, and for taints, node
+  affinity/selector, topology spread and inter-pod affinity the smallest change to the
+  pod (tolerations added, selector keys dropped, maxSkew raised, a required term
+  dropped) that lets some rejected node past that filter, with the decision it would
+  then get. Nothing is applied.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from kubepreempt.api.quantity import QuantityError, canonical
 from kubepreempt.cluster import Cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
 from kubepreempt.scheduler.plugins.pod_topology_spread import pre_filter_state
-from kubepreempt.whatif.place import WhatIf, place
+from kubepreempt.whatif.place import WhatIf, place, restore
 
 MAX_USER_PRIORITY = 1_000_000_000  # the highest value a user PriorityClass may have
 MIN_PRIORITY = -(2**31)  # priorities are int32
@@ -69,10 +71,12 @@ Workload = tuple[str, list[Pod], bool]
 
 def trial(cluster: Cluster, workloads: list[Workload], *, preemption: bool = True,
           now: float, change: Callable[[Pod], Pod] | None = None,
-          pdb_allowed: Mapping[str, int] | None = None) -> WhatIf:
+          pdb_allowed: Mapping[str, int] | None = None,
+          on_pending: Callable[[Pod], None] | None = None) -> WhatIf:
     """Place fresh copies of the workloads' pods (``change`` applied), then undo it all.
 
-    ``pdb_allowed`` overrides budgets' allowed disruptions (by ``ns/name``) for the trial.
+    ``pdb_allowed`` overrides budgets' allowed disruptions (by ``ns/name``) for the trial;
+    ``on_pending`` is :func:`place`'s hook, run in the state a failing cycle saw.
     """
     pending = dict(cluster.pending)
     nominations = {k: p.nominated_node_name for k, p in pending.items()}
@@ -83,13 +87,13 @@ def trial(cluster: Cluster, workloads: list[Workload], *, preemption: bool = Tru
                 pdb.disruptions_allowed = pdb_allowed[pdb.key]
     groups = [(key, [(change or fresh)(fresh(p)) for p in pods], ordered)
               for key, pods, ordered in workloads]
-    result = place(cluster, groups, preemption=preemption, now=now)
+    result = place(cluster, groups, preemption=preemption, now=now, on_pending=on_pending)
     for placement in reversed(result.placements):
         if (placement.result == SCHEDULED or placement.bound_node) \
                 and placement.pod.key in cluster.pods:
             cluster.remove(placement.pod)
         for victim in reversed(placement.victims):
-            cluster.bind(victim, victim.node_name)
+            restore(cluster, victim)
     cluster.pending.clear()
     cluster.pending.update(pending)
     for key, node in nominations.items():
@@ -100,8 +104,9 @@ def trial(cluster: Cluster, workloads: list[Workload], *, preemption: bool = Tru
 
 
 def placed(result: WhatIf) -> bool:
-    """True when every pod was scheduled or preempted (none pending or not created)."""
-    return all(p.result in (SCHEDULED, PREEMPT) for p in result.placements)
+    """True when every pod was scheduled or preempted, or bound once the victims of
+    earlier pods left (none pending or not created)."""
+    return all(p.result in (SCHEDULED, PREEMPT) or p.bound_node for p in result.placements)
 
 
 def _victims(result: WhatIf) -> list[str]:
@@ -490,8 +495,26 @@ def advise(cluster: Cluster, workloads: list[Workload], *, subject: str,
                  "needed": k, "searchedUpTo": MAX_NODES, "rejectedBy": rejected}
         if got is not None:
             nodes["placements"] = dict(sorted(Counter(str(p.node) for p in got.placements).items()))
-    first = next((p for p in base.placements if p.result == UNSCHEDULABLE), None)
-    target = first.pod if first is not None else pods[0]
-    filters = filter_report(cluster, target, at) if first is not None else []
-    return Advice(subject, len(pods), current, priority, pdbs, nodes, filters,
-                  target.key if first is not None else None)
+    target, filters = pending_filters(cluster, workloads, base, at)
+    return Advice(subject, len(pods), current, priority, pdbs, nodes, filters, target)
+
+
+def pending_filters(cluster: Cluster, workloads: list[Workload], base: WhatIf, now: float
+                    ) -> tuple[str | None, list[dict[str, Any]]]:
+    """:func:`filter_report` for the first pod ``base`` leaves pending, analysed in the
+    state ``schedule -f`` reached when that pod's cycle failed (the earlier pods placed,
+    their victims terminating, the nominations made): the trial is replayed and the
+    report taken at that moment."""
+    first = next((p for p in base.placements
+                  if p.result == UNSCHEDULABLE and not p.bound_node), None)
+    if first is None:
+        return None, []
+    key = first.pod.key
+    report: list[list[dict[str, Any]]] = []
+
+    def analyse(pod: Pod) -> None:
+        if pod.key == key and not report:
+            report.append(filter_report(cluster, pod, now))
+
+    trial(cluster, workloads, now=now, on_pending=analyse)
+    return key, report[0] if report else []

@@ -9,12 +9,17 @@ placed (bound, or nominated after preempting: it binds once its victims are gone
 predecessor stays pending, the rest are reported as not created.
 
 Each decision is one ``schedule_one`` cycle (the library's, simulator's and bench's) with
-one shared :class:`Scheduler`, applied before the next pod: a bind takes its place; a preemption
-deletes its victims at once (their PodDisruptionBudgets lose one allowed disruption each,
-as the disruption controller would recompute), clears the lower-priority nominations it
-displaced and nominates the pod, which then counts on that node for everyone after it
-(the two-pass nominated check). A pod that fits nowhere stays pending; nothing retries it
-later (upstream would, on a cluster event — the answer here is for the moment of apply).
+one shared :class:`Scheduler`, applied before the next pod: a bind takes its place; a
+preemption deletes its victims (their PodDisruptionBudgets lose one allowed disruption
+each, as the disruption controller would recompute), clears the lower-priority
+nominations it displaced and nominates the pod, which then counts on that node for
+everyone after it (the two-pass nominated check). A deleted victim stays in the snapshot,
+holding its resources, until its grace period ends, as in the scheduler cache: a later
+pod that needs that room is nominated behind the same victim ("waiting for preemption
+victims on NODE", no second delete) or stays pending. At each end of a grace period the
+pods not yet bound are tried again in queue order (:func:`_settle`); a pod that fits
+nowhere for other reasons stays pending (upstream would retry it on later cluster events
+too — the answer here is for the moment of apply and the victims' departure).
 
 Every new pod first passes the apiserver's ResourceQuota admission
 (:mod:`kubepreempt.admission.quota`) when its controller creates it, against the pods that
@@ -28,13 +33,14 @@ from __future__ import annotations
 import heapq
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.api.objects import Pod, parse_pod
+from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.api.spread_sources import SOURCE_KINDS
 from kubepreempt.cluster import Cluster
 from kubepreempt.controllers.expand import (
@@ -60,6 +66,9 @@ from kubepreempt.scheduler.scheduler import Scheduler
 
 NOT_CREATED = "not-created"
 REJECTED = "rejected"  # refused by the apiserver's ResourceQuota admission
+FITS_NOWHERE = "preempted, but fits nowhere once its victims left"
+# The kinds `schedule -f` / `advise -f` read from the new documents.
+NEW_KINDS = ("Pod", "PriorityClass", *WORKLOAD_KINDS, *SOURCE_KINDS)
 
 
 @dataclass(slots=True, eq=False)
@@ -76,6 +85,7 @@ class Placement:
     cleared_nominations: list[str] = field(default_factory=list)
     decision: Decision | None = None
     bound_node: str | None = None  # a preemptor's node once its victims are gone
+    bound_at: float | None = None  # when it bound (scheduled: at once; else victims gone)
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         """One entry of the ``pods`` list of ``-o json``."""
@@ -85,6 +95,9 @@ class Placement:
             out = {"pod": self.pod.key, "result": self.result, "node": None, "victims": []}
         out["workload"] = self.workload
         out["priority"] = self.pod.priority
+        out["result"] = self.result  # a pending pod may preempt once victims left
+        if self.bound_node and self.result != PREEMPT:
+            out["boundTo"] = self.bound_node  # bound once terminating victims left
         if self.result == PREEMPT:
             # The settle pass may have preempted again: report everything it did.
             out.update(node=self.node, victims=sorted(v.key for v in self.victims),
@@ -104,6 +117,8 @@ class WhatIf:
     # workload objects (and a Deployment's ReplicaSet) refused by object-count quota:
     # (Kind/namespace/name, the apiserver's message); they create no pods
     rejected_objects: list[tuple[str, str]] = field(default_factory=list)
+    # (Kind/namespace/name, existing pods its ReplicaSet adopted instead of creating them)
+    adopted: list[tuple[str, list[str]]] = field(default_factory=list)
 
     def count(self, result: str) -> int:
         """How many pods ended with ``result``."""
@@ -126,7 +141,10 @@ class WhatIf:
             "preempting": self.count(PREEMPT),
             "boundAfterPreemption": sum(1 for p in self.placements
                                         if p.result == PREEMPT and p.bound_node),
-            "pending": self.count(UNSCHEDULABLE),
+            "pending": sum(1 for p in self.placements
+                           if p.result == UNSCHEDULABLE and not p.bound_node),
+            "boundAfterWaiting": sum(1 for p in self.placements
+                                     if p.result == UNSCHEDULABLE and p.bound_node),
             "ignored": self.count(IGNORED) + self.count(SKIPPED),
             "notCreated": self.count(NOT_CREATED),
             "rejected": self.count(REJECTED),
@@ -138,6 +156,7 @@ class WhatIf:
                                           for k in p.cleared_nominations}),
             "rejectedObjects": [{"object": k, "message": msg}
                                 for k, msg in self.rejected_objects],
+            "adoptedPods": {k: sorted(pods) for k, pods in self.adopted},
         }
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
@@ -171,19 +190,33 @@ class _Group:
     next: int = 0
 
 
+def apply_priority_classes(cluster: Cluster, docs: Documents) -> None:
+    """Create (or update) the PriorityClasses of ``docs`` before any pod: a bundle that
+    defines the class its workloads use (a Helm chart's own class) is applied in order,
+    and the controllers create their pods after the class exists."""
+    for o in docs.of("PriorityClass"):
+        cluster.priority.apply(parse_priority_class(o.body, o.source))
+
+
 def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
-                     now: float = 0.0, refusals: list[tuple[str, str]] | None = None
+                     now: float = 0.0, refusals: list[tuple[str, str]] | None = None,
+                     adopted: list[tuple[str, list[str]]] | None = None
                      ) -> list[tuple[str, list[Pod], bool, list[dict]]]:
     """Bare pods and workloads of ``docs`` as ``(workload, pods, ordered, created)``.
 
-    Pods are typed with the cluster's PriorityClasses; generated names avoid the
-    cluster's pods. A bare pod that already exists in the cluster is an input error.
+    Pods are typed with the cluster's PriorityClasses and those of ``docs``
+    (:func:`apply_priority_classes`); generated names avoid the cluster's pods. A bare
+    pod that already exists in the cluster is an input error. A ReplicaSet (a
+    Deployment's too) first adopts the orphan pods its selector matches (the cluster's
+    and the bare pods of ``docs``) and creates only the rest; ``adopted`` collects
+    ``(workload, [pod keys])``.
     A workload object (or the ReplicaSet a Deployment creates) refused by object-count
     quota (``count/deployments.apps``, ...) yields no pods; ``refusals`` collects
     ``(Kind/namespace/name, message)``. The namespace's existing objects are the input's
     ReplicaSets and StatefulSets and the new objects before it (Deployments, Jobs,
     DaemonSets and CronJobs of a dump are not read).
     """
+    apply_priority_classes(cluster, docs)
     names = Names(seed, set(cluster.pods) | set(cluster.pending))
     replicasets = [o.body for o in docs.of("ReplicaSet")] + list(cluster_replicasets(cluster))
     out: list[tuple[str, list[Pod], bool, list[dict]]] = []
@@ -217,8 +250,12 @@ def expand_documents(cluster: Cluster, docs: Documents, *, seed: int = 0,
         for o in docs.of(kind):
             if not admitted(kind, o.namespace or "default", o.name):
                 continue
+            existing = chain(cluster.pods.values(), cluster.pending.values(),
+                             (p for _, pods, _, _ in out for p in pods))
             exp = expand(o.body, names, nodes=cluster.nodes, replicasets=replicasets,
-                         now=now, source=o.source)
+                         now=now, source=o.source, existing=existing)
+            if exp.adopted and adopted is not None:
+                adopted.append((exp.key, exp.adopted))
             if not all(admitted(str(c.get("kind")), exp.namespace,
                                 str((c.get("metadata") or {}).get("name")))
                        for c in exp.created):
@@ -244,21 +281,30 @@ def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
         source = Source(f"{exp.source}:{exp.kind}/{exp.name}", i)
         meta = manifest["metadata"]
         bare = {**manifest, "metadata": {k: v for k, v in meta.items() if k != "uid"}}
-        admitted = admit(bare, source)
-        if admitted is not bare:
-            manifest = {**admitted, "metadata": meta}
-        out.append(parse_pod(manifest, source, resolve))
+        try:
+            admitted = admit(bare, source)
+            if admitted is not bare:
+                manifest = {**admitted, "metadata": meta}
+            out.append(parse_pod(manifest, source, resolve))
+        except InputError as exc:
+            # The pod comes from the workload's template: name the workload's document
+            # once, then the field (every replica would fail the same way).
+            raise InputError(exc.message, exp.source, exp.kind,
+                             f"{exp.namespace}/{exp.name}") from None
     return out
 
 
 def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
           preemption: bool = True, explain: bool = False,
-          scheduler: Scheduler | None = None, now: float | None = None) -> WhatIf:
+          scheduler: Scheduler | None = None, now: float | None = None,
+          on_pending: Callable[[Pod], None] | None = None) -> WhatIf:
     """Decide and apply each new pod in queue order (see the module docstring).
 
     ``workloads`` are ``(workload key, pods in creation order, ordered_ready)``. The
     cluster is changed: binds, victims removed, nominations. ``explain`` keeps each
-    :class:`Decision` (scores and statuses) on its placement.
+    :class:`Decision` (scores and statuses) on its placement. ``on_pending(pod)`` is
+    called right after a pod's cycle fails, while the cluster is in the state that
+    cycle saw.
     """
     sched = scheduler or Scheduler(cluster)
     at = time.time() if now is None else now
@@ -267,6 +313,7 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
     seq = 0
 
     placements: list[Placement] = []
+    terminating: list[Pod] = []  # victims in their grace period, still on their nodes
 
     def create(gi: int) -> None:
         nonlocal seq
@@ -291,14 +338,16 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
         _, s, gi = heapq.heappop(heap)
         pod = by_pod.pop(s)
         decision = decide(sched, pod, preemption, explain, at)
-        placement = _apply(cluster, sched, pod, groups[gi].key, decision, at)
+        placement = _apply(cluster, sched, pod, groups[gi].key, decision, at, terminating)
         placement.decision = decision
         placements.append(placement)
+        if placement.result == UNSCHEDULABLE and on_pending is not None:
+            on_pending(pod)
         group = groups[gi]
         if group.ordered and placement.result in (SCHEDULED, PREEMPT) \
                 and group.next < len(group.pods):
             create(gi)
-    _settle(cluster, sched, placements, preemption, at)
+    _settle(cluster, sched, placements, preemption, at, terminating)
     for group in groups:
         prev = group.pods[group.next - 1].name if group.next else ""
         for pod in group.pods[group.next:]:
@@ -317,35 +366,82 @@ def admit(cluster: Cluster, pod: Pod, now: float) -> str | None:
                                now)
 
 
+def terminate(cluster: Cluster, victim: Pod, now: float) -> None:
+    """Delete a victim as preemption does: it gets a deletionTimestamp and stays on its
+    node, holding its resources, until its grace period ends (the scheduler cache keeps
+    a terminating pod until the kubelet reports it gone)."""
+    node = victim.node_name
+    cluster.remove(victim)  # re-added: the snapshot's caches see the pod change
+    victim.deletion_timestamp = now
+    victim.preempted_by_scheduler = True
+    cluster.bind(victim, node)
+
+
+def gone_at(victim: Pod) -> float:
+    """When a terminating victim leaves: its deletion time plus its grace period."""
+    assert victim.deletion_timestamp is not None
+    return victim.deletion_timestamp + float(victim.termination_grace_period)
+
+
+def restore(cluster: Cluster, victim: Pod) -> None:
+    """Undo :func:`terminate` (and the victim's removal, if it is gone already)."""
+    node = victim.node_name
+    if victim.key in cluster.pods:
+        cluster.remove(victim)
+    victim.deletion_timestamp = None
+    victim.preempted_by_scheduler = False
+    cluster.bind(victim, node)
+
+
 def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
-            preemption: bool, now: float) -> None:
-    """Victims take their grace period to go, far longer than the queue takes to drain:
-    once they are gone each preemptor is tried again, in queue order. It binds if it
-    still fits (its nominated node first); a higher-priority pod may have taken the room
-    meanwhile, or its nomination been cleared: then it preempts once more (and binds
-    after those victims too) or stays pending."""
+            preemption: bool, start: float, terminating: list[Pod]) -> None:
+    """Victims take their grace period to go, far longer than the queue takes to drain.
+    Each time some are gone (the earliest end of a grace period first), every pod not
+    yet bound is tried again in queue order (priority, then creation), as the delete
+    event requeues them: a nominated pod binds if it fits (its node first), or preempts
+    again (a higher-priority pod may have taken the room, or its nomination been
+    cleared); a pod that was pending because victims still held the room may now bind
+    or preempt. Ends when no victim is terminating."""
     order = {id(p): i for i, p in enumerate(placements)}
-    todo = sorted((p for p in placements if p.result == PREEMPT),
-                  key=lambda p: (-p.pod.priority, order[id(p)]))
-    for p in todo:
-        for _ in range(2):
-            decision = decide(sched, p.pod, preemption, False, now)
+    while terminating:
+        t = min(gone_at(v) for v in terminating)
+        for victim in [v for v in terminating if gone_at(v) <= t]:
+            terminating.remove(victim)
+            cluster.remove(victim)
+        waiting = sorted((p for p in placements
+                          if p.result in (PREEMPT, UNSCHEDULABLE) and not p.bound_node),
+                         key=lambda p: (-p.pod.priority, order[id(p)]))
+        for p in waiting:
+            decision = decide(sched, p.pod, preemption, False, t)
             if decision.result == SCHEDULED:
                 assert decision.node is not None
-                p.pod.start_time = now
+                p.pod.start_time = t
                 cluster.bind(p.pod, decision.node)
                 sched.nominator.remove(p.pod)
                 p.bound_node = decision.node
-                break
+                p.bound_at = t
+                if p.result == UNSCHEDULABLE:
+                    p.message = (f"waited for preemption victims to leave; bound to "
+                                 f"{decision.node} after {t - start:g}s")
+                elif p.message.startswith(FITS_NOWHERE):  # an earlier round's failure
+                    p.message = ""
+                continue
             if decision.result != PREEMPT:
-                p.message = f"preempted, but fits nowhere once its victims left: " \
-                            f"{decision.message}"
-                break
-            again = _apply(cluster, sched, p.pod, p.workload, decision, now)
+                pre = decision.preemption
+                if pre is None or not pre.eligible:
+                    continue  # its own victims are still terminating: it keeps waiting
+                if p.pod.nominated_node_name:
+                    sched.nominator.remove(p.pod)  # preemption found no node: cleared
+                if p.result == PREEMPT:
+                    p.message = f"{FITS_NOWHERE}: {decision.message}"
+                continue
+            again = _apply(cluster, sched, p.pod, p.workload, decision, t, terminating)
+            p.result = PREEMPT
             p.node = again.node
             p.victims += again.victims
             p.pdb_violations += again.pdb_violations
             p.cleared_nominations += again.cleared_nominations
+            p.message = again.message
 
 
 def decide(sched: Scheduler, pod: Pod, preemption: bool, explain: bool, now: float
@@ -359,28 +455,35 @@ def decide(sched: Scheduler, pod: Pod, preemption: bool, explain: bool, now: flo
 
 
 def _apply(cluster: Cluster, sched: Scheduler, pod: Pod, workload: str,
-           decision: Decision, now: float) -> Placement:
+           decision: Decision, now: float, terminating: list[Pod]) -> Placement:
     if decision.result == SCHEDULED:
         assert decision.node is not None
         pod.start_time = now  # it starts once bound: the newest pod for later preemptions
         cluster.bind(pod, decision.node)
         sched.nominator.remove(pod)
-        return Placement(pod, workload, SCHEDULED, decision.node)
+        return Placement(pod, workload, SCHEDULED, decision.node, bound_at=now)
     if decision.result == PREEMPT:
         assert decision.preemption is not None and decision.node is not None
-        victims = list(decision.preemption.victims)
+        # Victims already terminating get no second delete (prepareCandidateAsync); when
+        # none is left, no lower-priority nomination is cleared either.
+        victims = [v for v in decision.preemption.victims if not v.terminating]
         for victim in victims:
-            cluster.remove(victim)
+            terminate(cluster, victim, now)
+            terminating.append(victim)
             for pdb in cluster.pdbs:
                 if (pdb.namespace == victim.namespace and pdb.selector is not None
                         and pdb.selector.matches(victim.labels)):
                     pdb.disruptions_allowed = max(0, pdb.disruptions_allowed - 1)
-        for other in decision.preemption.cleared_nominations:
-            sched.nominator.remove(other)
+        cleared = list(decision.cleared_nominations) if victims else []
+        if victims:
+            for other in decision.preemption.cleared_nominations:
+                sched.nominator.remove(other)
         sched.nominator.add(pod, decision.node)
         return Placement(pod, workload, PREEMPT, decision.node, victims,
-                         pdb_violations=decision.pdb_violations,
-                         cleared_nominations=list(decision.cleared_nominations))
+                         message="" if victims else
+                         f"waiting for preemption victims on {decision.node}",
+                         pdb_violations=decision.pdb_violations if victims else 0,
+                         cleared_nominations=cleared)
     # unschedulable, or ignored (another schedulerName) / skipped (being deleted)
     return Placement(pod, workload, decision.result, message=decision.message)
 
@@ -398,8 +501,11 @@ def what_if(cluster: Cluster, docs: Documents, *, seed: int = 0, now: float | No
     at = time.time() if now is None else now
     groups = [(f"Pod/{p.key}", [p], False) for p in extra_pods]
     refusals: list[tuple[str, str]] = []
+    adopted: list[tuple[str, list[str]]] = []
     groups += [(key, pods, ordered) for key, pods, ordered, _ in
-               expand_documents(cluster, docs, seed=seed, now=at, refusals=refusals)]
+               expand_documents(cluster, docs, seed=seed, now=at, refusals=refusals,
+                                adopted=adopted)]
     result = place(cluster, groups, preemption=preemption, explain=explain, now=at)
     result.rejected_objects = refusals
+    result.adopted = adopted
     return result
