@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kueue_builders import BASE, cq, flavor, iso, pod_set, run, wl
+from builders.kueue import BASE, cq, flavor, iso, pod_set, run, wl
 
 
 def _evicted(reason: str, at: float) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kueue_builders import cq, flavor, lq, wl
+from builders.kueue import cq, flavor, lq, wl
 
 from kubepreempt.cli import main
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kueue_builders import CURRENT, cq, flavor, inputs
+from builders.kueue import CURRENT, cq, flavor, inputs
 
 from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.quota import Snapshot

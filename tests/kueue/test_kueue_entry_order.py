@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kueue_builders import BASE, CURRENT, NOW, cq, flavor, inputs, wl
+from builders.kueue import BASE, CURRENT, NOW, cq, flavor, inputs, wl
 
 from kubepreempt.kueue.entry_order import ordered_entries
 from kubepreempt.kueue.nomination import nominate

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kueue_builders import BASE, CURRENT, cq, flavor, inputs, wl
+from builders.kueue import BASE, CURRENT, cq, flavor, inputs, wl
 
 from kubepreempt.kueue.flavors import (
     G_PREEMPT,

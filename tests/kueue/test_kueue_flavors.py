@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kueue_builders import cq, flavor, pod_set, run, wl
+from builders.kueue import cq, flavor, pod_set, run, wl
 
 TWO = [("f1", {"cpu": "2"}), ("f2", {"cpu": "4"})]
 

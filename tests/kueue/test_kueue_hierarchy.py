@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from kueue_builders import CURRENT, V07, cq, flavor, inputs, run, wl
+from builders.kueue import CURRENT, V07, cq, flavor, inputs, run, wl
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import main

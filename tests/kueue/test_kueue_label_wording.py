@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kueue_builders import cq, flavor, pod_set, run, wl
+from builders.kueue import cq, flavor, pod_set, run, wl
 
 LABEL_REGEX = ("a valid label must be an empty string or consist of alphanumeric characters, "
                "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. "

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from builders.kueue import NOW, config, cq, flavor, inputs, wl
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from kueue_builders import NOW, config, cq, flavor, inputs, wl
 from profiles import examples
 
 from kubepreempt.kueue.admission import decide

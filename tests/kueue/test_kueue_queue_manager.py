@@ -4,7 +4,7 @@ time, and requeueing per queueing strategy (``RequeueWorkload``,
 
 from __future__ import annotations
 
-from kueue_builders import BASE, CURRENT, inputs, wl
+from builders.kueue import BASE, CURRENT, inputs, wl
 
 from kubepreempt.kueue.objects import Workload
 from kubepreempt.kueue.queue_manager import (

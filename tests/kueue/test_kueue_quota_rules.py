@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kueue_builders import CURRENT, V07, config, cq, flavor, inputs, pod_set, run, wl
+from builders.kueue import CURRENT, V07, config, cq, flavor, inputs, pod_set, run, wl
 
 from kubepreempt.kueue.quota import Snapshot, lowest_subtree_that_fits, workload_info
 

@@ -3,7 +3,7 @@ order, the quota the earlier entries of the cycle take, and overlapping targets.
 
 from __future__ import annotations
 
-from kueue_builders import BASE, CURRENT, NOW, cq, flavor, inputs, wl
+from builders.kueue import BASE, CURRENT, NOW, cq, flavor, inputs, wl
 
 from kubepreempt.kueue.admission import KueueInputs
 from kubepreempt.kueue.nomination import Entry, nominate

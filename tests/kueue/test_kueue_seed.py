@@ -5,7 +5,7 @@ Quotas are cpu counts; "n" below means n cpus. Comments give the arithmetic.
 
 from __future__ import annotations
 
-from kueue_builders import config, cq, flavor, run, wl
+from builders.kueue import config, cq, flavor, run, wl
 
 LP, ANY, NEVER, LONEP = "LowerPriority", "Any", "Never", "LowerOrNewerEqualPriority"
 F = flavor("default")

@@ -3,7 +3,7 @@ seeded random offset."""
 
 from __future__ import annotations
 
-from helpers import node, pod, run
+from builders.sim import node, pod, run
 
 
 def test_sampled_preemption_is_reproducible_with_a_seed() -> None:

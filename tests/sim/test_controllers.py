@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from helpers import node, pod, timeline
+from builders.sim import node, pod, timeline
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.manifests import Documents, parse_text

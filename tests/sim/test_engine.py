@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import node, pod, run, timeline
+from builders.sim import node, pod, run, timeline
 
 
 def test_backoff_holds_a_pod_moved_too_early() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import run, timeline
+from builders.sim import run, timeline
 
 from kubepreempt.api.errors import InputError
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import node, pod, run, timeline
+from builders.sim import node, pod, run, timeline
 
 from kubepreempt.api.errors import InputError
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import node, pod, run
+from builders.sim import node, pod, run
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.scheduler.queue.scheduling_queue import backoff_duration

@@ -7,8 +7,8 @@ text we follow upstream and say so.
 
 from __future__ import annotations
 
-from helpers import node, pod, timeline
-from helpers import run as _run
+from builders.sim import node, pod, timeline
+from builders.sim import run as _run
 
 
 def run(*args, **kw):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from sweep_helpers import SCENARIO
+from builders.sweep import SCENARIO
 
 from kubepreempt.manifests import Documents, load_documents
 from kubepreempt.sim import build_scenario

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from sweep_helpers import comparable, crash_on_a1, write_sweep
+from builders.sweep import comparable, crash_on_a1, write_sweep
 
 from kubepreempt.manifests import load_documents
 from kubepreempt.sim import build_scenario, simulate

@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 
 import pytest
-from sweep_helpers import SWEEP, write_sweep
+from builders.sweep import SWEEP, write_sweep
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import main

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sweep_helpers import SWEEP, comparable, write_sweep
+from builders.sweep import SWEEP, comparable, write_sweep
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cli import main

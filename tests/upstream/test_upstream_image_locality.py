@@ -5,8 +5,8 @@ Ported: TestNormalizedImageName.
 Not ported: TestImageLocalityPriority. The stored upstream copy is the 2019 v1alpha1
 version whose expected scores use a fixed 1000MB ceiling; current upstream scales the
 ceiling by the pod's container count (``maxContainerThreshold * len(containers)``), which
-is what kubepreempt implements (see ``tests/test_image_locality.py``), so those numbers are
-not current upstream's.
+is what kubepreempt implements (see ``tests/scheduler/test_image_locality.py``), so those
+numbers are not current upstream's.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Ported: ``scoring_test.go`` TestPodTopologySpreadScore (exact normalised scores),
 ``filtering_test.go`` TestMultipleConstraints and the nodeAffinityPolicy/nodeTaintsPolicy
 cases of TestSingleConstraint (its other cases, minDomains included, and TestPreFilterState
-are in ``tests/plugins/test_pod_topology_spread.py``).
+are in ``tests/scheduler/plugins/test_pod_topology_spread.py``).
 
 Also ported: "system defaulting, nodes don't have zone, pods match service" (the system
 default constraints from a Service's selector; more in tests/whatif/test_default_spread.py).

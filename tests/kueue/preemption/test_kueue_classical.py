@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kueue_builders import CURRENT, V07, cq, flavor, preempt
+from builders.kueue import CURRENT, V07, cq, flavor, preempt
 from test_kueue_classical_hierarchical_upstream import CPU, adm, cohort, incoming, queue
 
 LP = "LowerPriority"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kueue_builders import BASE, CURRENT, NOW, cq, flavor, inputs, preempt, wl
+from builders.kueue import BASE, CURRENT, NOW, cq, flavor, inputs, preempt, wl
 
 from kubepreempt.kueue.admission import decide
 from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment

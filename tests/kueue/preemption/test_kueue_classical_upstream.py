@@ -9,7 +9,7 @@ tables unless a case says otherwise.
 from __future__ import annotations
 
 import pytest
-from kueue_builders import CURRENT, V07, cq, flavor, preempt, wl
+from builders.kueue import CURRENT, V07, cq, flavor, preempt, wl
 
 from kubepreempt.kueue.flavors import Mode
 
@@ -274,7 +274,7 @@ LEND_CASES = {
 @VERSIONS
 @pytest.mark.parametrize("name", list(LEND_CASES))
 def test_upstream_lending_limit(name: str, version: str) -> None:
-    from kueue_builders import config
+    from builders.kueue import config
     admitted, incoming, want = LEND_CASES[name]
     objs = [flavor("default"), *LEND, config(fair=False, lending_limit=True), *admitted]
     assert preempt(objs, incoming, "lend1", CPU, version) == want

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kueue_builders import BASE, CURRENT, NOW, V07, config, cq, flavor, inputs, wl
+from builders.kueue import BASE, CURRENT, NOW, V07, config, cq, flavor, inputs, wl
 
 from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment
 from kubepreempt.kueue.preemption import Trace, get_targets

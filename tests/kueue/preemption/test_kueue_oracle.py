@@ -6,7 +6,7 @@ preemption_oracle.go.
 
 from __future__ import annotations
 
-from kueue_builders import CURRENT, V07, cq, flavor, run, wl
+from builders.kueue import CURRENT, V07, cq, flavor, run, wl
 
 # f1 is full with a higher-priority workload (no target for priority 0); f2 is full with
 # a lower-priority one (a target). whenCanPreempt defaults to TryNextFlavor.

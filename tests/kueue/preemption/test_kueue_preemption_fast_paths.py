@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 import pytest
-from kueue_builders import BASE, NOW, cq, flavor, inputs, wl
+from builders.kueue import BASE, NOW, cq, flavor, inputs, wl
 
 from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment
 from kubepreempt.kueue.objects import Condition

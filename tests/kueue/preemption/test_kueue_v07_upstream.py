@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kueue_builders import NOW, config, cq, flavor, inputs, preempt, wl
+from builders.kueue import NOW, config, cq, flavor, inputs, preempt, wl
 
 from kubepreempt.kueue.flavors import Mode
 from kubepreempt.kueue.preemption.common import candidate_order_key

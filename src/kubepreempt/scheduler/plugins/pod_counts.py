@@ -7,7 +7,7 @@ for the nodes in ``Snapshot.change_log`` since it was last read (a bind or remov
 one node), and summed per domain with one ``np.bincount``. Everything is memoised on the
 cluster (``scheduler.cache.node_cached``), so it starts afresh when nodes change.
 
-The counts are exactly what a full scan gives; ``tests/test_pod_counts.py`` compares them
+The counts are exactly what a full scan gives; ``tests/scheduler/test_pod_counts.py`` compares them
 with one after random binds and removals.
 """
 

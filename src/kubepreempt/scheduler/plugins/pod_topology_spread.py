@@ -499,7 +499,7 @@ def _one_domain_constraint_scores(pod: Pod, cluster: Snapshot, nodes: np.ndarray
     (zone, region) with no inclusion policy in effect: a node's raw score depends only on
     its domain, so the score is computed per domain (a handful) and gathered once, not
     computed per feasible node. Same arithmetic, same order, so the same integers
-    (``tests/test_pod_counts.py`` checks both against upstream's node-by-node scoring)."""
+    (``tests/scheduler/test_pod_counts.py`` checks both against upstream's node-by-node scoring)."""
     codes_n, has_n = codes[nodes], has[nodes]
     scored = codes_n[has_n]  # nodes without the key are ignored (requireAllTopologies)
     out = np.zeros(nodes.size, np.int64)

@@ -22,7 +22,7 @@ from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import load_scenario, scheduler_driver, simulate
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Cluster examples with a pending pod to decide (the kubelet ones are about bound pods).
 CLUSTERS = [str(p) for p in sorted([*(EXAMPLES / "basic").glob("*.yaml"),
                                     *(EXAMPLES / "kubelet").glob("*.yaml")])

@@ -18,7 +18,7 @@ from kubepreempt.scheduler.config import load_scheduler_config
 from kubepreempt.sim.engine import simulate
 from kubepreempt.sim.scenario import load_scenario
 
-DIR = Path(__file__).resolve().parents[2] / "examples" / "scheduler-config"
+DIR = Path(__file__).resolve().parents[3] / "examples" / "scheduler-config"
 CLUSTER = str(DIR / "cluster.yaml")
 
 

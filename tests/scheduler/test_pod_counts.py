@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 from builders import spread as sc
+from builders.plugins import make_cluster, make_node, make_pod, new_state
 from hypothesis import given, settings
-from plugins.plugin_builders import make_cluster, make_node, make_pod, new_state
 from test_fast_scheduling import histories, random_pod
 
 from kubepreempt.api.objects import Pod

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from plugin_builders import (
+from builders.plugins import (
     Exists,
     In,
     NotIn,

@@ -3,8 +3,8 @@
 ``scheduler/cache.py`` keeps, per snapshot, the ``node_cached`` entries (dropped when
 ``node_generation`` moves) and the preemption index (kept across node changes, grown by a
 row when a node joins). These tests pin those conditions down; the property tests in
-``tests/test_fast_preemption.py`` and ``tests/test_fast_scheduling.py`` check that the
-cached answers equal the exact ones.
+``tests/scheduler/test_fast_preemption.py`` and ``tests/scheduler/test_fast_scheduling.py``
+check that the cached answers equal the exact ones.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from kubepreempt.scheduler.cache import caches_of, node_cached
 from kubepreempt.scheduler.preemption.fast import PreemptionIndex
 from kubepreempt.snapshot import Snapshot
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "kubepreempt"
+SRC = Path(__file__).resolve().parents[2] / "src" / "kubepreempt"
 
 
 def counting(calls: list[int]):

@@ -6,9 +6,9 @@ from unittest.mock import patch
 
 import numpy as np
 import pytest
+from builders.plugins import In, make_cluster, make_node, make_pod, term, weighted
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from plugins.plugin_builders import In, make_cluster, make_node, make_pod, term, weighted
 from profiles import examples
 
 from kubepreempt.api.objects import Node, Pod

@@ -9,7 +9,7 @@ import math
 import pytest
 from builders import BAR
 from builders import spread as sc
-from plugin_builders import indices, make_cluster, make_node, make_pod, new_state
+from builders.plugins import indices, make_cluster, make_node, make_pod, new_state
 
 from kubepreempt.api.objects import Node, Pod
 from kubepreempt.scheduler.framework import Code

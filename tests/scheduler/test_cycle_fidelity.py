@@ -244,7 +244,7 @@ def test_candidate_nodes_are_not_reported_as_not_helpful() -> None:
 
     from kubepreempt.decide import load_cluster
 
-    example = Path(__file__).resolve().parent.parent / "examples" / "basic"
+    example = Path(__file__).resolve().parents[2] / "examples" / "basic"
     d = schedule(load_cluster([str(example)], warn=False), "shop/checkout")
     assert {c.node for c in d.preemption.candidates} == {"node-a", "node-b"}
     assert set(d.preemption_statuses) == {"node-gpu"}

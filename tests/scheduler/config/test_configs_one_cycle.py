@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_one_cycle import NOW, SCENARIOS, spy
 
 from kubepreempt import workloads
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.config import parse_scheduler_config
 from kubepreempt.sim import load_scenario, scheduler_driver, simulate
+from tests.scheduler.test_one_cycle import NOW, SCENARIOS, spy
 
 V1 = "kubescheduler.config.k8s.io/v1"
 

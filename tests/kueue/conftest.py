@@ -1,6 +1,0 @@
-"""Make the Kueue tests' builders (``kueue_builders``) importable from the subfolders."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
