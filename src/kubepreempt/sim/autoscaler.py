@@ -9,6 +9,9 @@ from its flags:
   labels other than the hostname). ``kubepreempt.io/node-group-priority`` is the group's
   priority for the ``priority`` expander (upstream reads a ConfigMap of name regexes).
 * Every ``--scan-interval`` (10 s) the loop runs ``RunOnce``: scale-up, else scale-down.
+  Its snapshot holds only non-expendable pods (``nonExpendableScheduledPods``): the
+  space of a pod below the cutoff counts as free, for scale-up and for utilisation, and a
+  node whose only pods are expendable is empty (they go with the node, not evicted).
 * Scale-up (``ScaleUp``): pending pods the scheduler found unschedulable, except pods
   below ``--expendable-pods-priority-cutoff`` (-10; ``FilterOutExpendablePods``) and pods
   with a nominated node, which wait for their victims to leave
@@ -323,17 +326,31 @@ class Autoscaler(Actor):
             step = self.opt.scan_interval
             self._schedule(math.ceil(end / step) * step if step else end)
 
-    def _free(self) -> dict[str, dict[str, int]]:
-        """Free requests per schedulable node, nominated pods counted as placed."""
+    def _expendable(self, pod: Pod) -> bool:
+        """Below ``--expendable-pods-priority-cutoff`` (``IsExpendablePod``)."""
+        return pod.priority < self.opt.expendable_pods_priority_cutoff
+
+    def _held(self) -> Any:
+        """(nodes, resources) requests of the bound non-expendable pods: the autoscaler's
+        snapshot holds only those (``RunOnce`` and the actuator's ``createSnapshot`` load
+        ``nonExpendableScheduledPods``), so an expendable pod's space counts as free."""
         c = self.world.cluster
+        return c.requested - c.requested_below(self.opt.expendable_pods_priority_cutoff)
+
+    def _free(self) -> dict[str, dict[str, int]]:
+        """Free requests per schedulable node in the autoscaler's snapshot, non-expendable
+        pods with a nominated node counted as placed there."""
+        c = self.world.cluster
+        held = self._held()
         out: dict[str, dict[str, int]] = {}
         for idx, node in enumerate(c.nodes):
             if node.name in self.world.removed_nodes or node.unschedulable:
                 continue
-            out[node.name] = {r: int(c.alloc[idx, j] - c.requested[idx, j])
+            out[node.name] = {r: int(c.alloc[idx, j] - held[idx, j])
                               for j, r in enumerate(c.resources)}
         for rec in self.world.records.values():
-            if rec.phase == "Pending" and rec.nominated_node in out:
+            if rec.phase == "Pending" and rec.nominated_node in out \
+                    and not self._expendable(rec.pod):
                 _take(rec.pod, out[rec.nominated_node])
         return out
 
@@ -345,7 +362,7 @@ class Autoscaler(Actor):
             pod = q.pod
             if q.attempts == 0 or self.world.records[key].phase != "Pending":
                 continue
-            if pod.priority < self.opt.expendable_pods_priority_cutoff:
+            if self._expendable(pod):
                 continue  # expendable: never causes scale-up
             if pod.nominated_node_name:
                 continue  # waiting for its victims (seed 000: no scale-up for it)
@@ -463,14 +480,16 @@ class Autoscaler(Actor):
         self.world.add_node(NodePlan(node, self.world.now))
 
     # ---- scale-down ----
-    def _utilization(self, idx: int) -> float:
+    def _utilization(self, idx: int, held: Any) -> float:
+        """``utilization.Calculate`` over the snapshot: the larger of the non-expendable
+        pods' cpu and memory requests over allocatable."""
         c = self.world.cluster
         out = 0.0
         for r in ("cpu", "memory"):
             j = c.resource_index.get(r)
             if j is None or not c.alloc[idx, j]:
                 continue
-            out = max(out, float(c.requested[idx, j]) / float(c.alloc[idx, j]))
+            out = max(out, float(held[idx, j]) / float(c.alloc[idx, j]))
         return out
 
     def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
@@ -479,8 +498,8 @@ class Autoscaler(Actor):
         for pod in pods:
             if pod.terminating or _owner_kind(pod) == "DaemonSet":
                 continue
-            if pod.priority < self.opt.expendable_pods_priority_cutoff:
-                continue  # expendable: dropped, not moved
+            if self._expendable(pod):
+                continue  # not in the snapshot: dropped, not moved
             safe = pod.annotations.get(SAFE_TO_EVICT)
             if safe == "false":
                 return False
@@ -513,6 +532,7 @@ class Autoscaler(Actor):
             return False
         c = self.world.cluster
         free = self._free()
+        held = self._held()
         self.world.refresh_pdbs()
         budgets = {i: pdb.disruptions_allowed for i, pdb in enumerate(c.pdbs)}
         size = {g.name: len(g.members) for g in self.groups.values()}
@@ -525,7 +545,7 @@ class Autoscaler(Actor):
                 continue
             idx = c.node_index[node.name]
             if size[g.name] - 1 < g.min_size or \
-                    self._utilization(idx) >= self.opt.scale_down_utilization_threshold:
+                    self._utilization(idx, held) >= self.opt.scale_down_utilization_threshold:
                 continue
             trial_free = {k: dict(v) for k, v in free.items() if k not in unneeded}
             trial_budgets = dict(budgets)
@@ -545,7 +565,7 @@ class Autoscaler(Actor):
         if not ready:
             return False
         empty = [n for n in ready if not any(
-            not p.terminating and _owner_kind(p) != "DaemonSet"
+            not p.terminating and _owner_kind(p) != "DaemonSet" and not self._expendable(p)
             for p in c.node_pods[c.node_index[n]].values())]
         chosen = empty[:self.opt.max_empty_bulk_delete] or ready[:1]
         for name in chosen:
@@ -561,6 +581,8 @@ class Autoscaler(Actor):
         self.unneeded.pop(name, None)
         done = world.now
         for pod in list(c.node_pods[idx].values()):
+            if self._expendable(pod):
+                continue  # not in the actuator's snapshot: it goes with the node
             world.signal(pod, world.now, m.EVICTED, "scale-down")
             done = max(done, world.exit_time(pod.key))
         world.record(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
