@@ -3,7 +3,9 @@ each expected answer is traced to the upstream function named in the test."""
 
 from __future__ import annotations
 
-from test_autoscaler import bare, events, group_node, run
+import pytest
+from test_autoscaler import SCALE_DOWN, bare, events, group_node, run
+from test_controllers import deployment
 
 
 def never_preempts(pod_text: str) -> str:
@@ -34,3 +36,123 @@ def test_node_holding_only_expendable_pods_is_empty_and_removed() -> None:
         (600.0, "evicted", "cheap", "n2")]
     assert r.metrics["autoscaler"]["nodesRemoved"] == 1
     assert r.records["default/cheap"].outcome == "removed"
+
+
+# ---- scale-down blockers: simulator/drainability/rules (rules.Default) ----
+
+def web_with(volumes: str = "", annotations: str = "", ns: str = "default",
+             replicas: int = 1) -> str:
+    """The 0.5-CPU Deployment of SCALE_DOWN, with pod-template volumes/annotations."""
+    web = deployment("web", replicas, "mid", ns=ns).replace('cpu: "1"', 'cpu: "500m"')
+    if volumes:
+        web = web.replace("      containers:", f"      volumes: {volumes}\n      containers:")
+    if annotations:
+        web = web.replace("annotations: {kubepreempt.io/exit-after-signal",
+                          f"annotations: {{{annotations}, kubepreempt.io/exit-after-signal")
+    return web
+
+
+@pytest.mark.parametrize(("volumes", "annotations", "removed"), [
+    # isLocalVolume: an emptyDir with medium Memory is not local storage
+    ("[{name: cache, emptyDir: {medium: Memory}}]", "", 1),
+    ("[{name: cache, emptyDir: {}}]", "", 0),
+    ("[{name: logs, hostPath: {path: /var/log}}]", "", 0),
+    # HasBlockingLocalStorage: volumes named in safe-to-evict-local-volumes do not block
+    ("[{name: cache, emptyDir: {}}, {name: logs, hostPath: {path: /l}}]",
+     'cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes: "cache,logs"', 1),
+    ("[{name: cache, emptyDir: {}}, {name: logs, hostPath: {path: /l}}]",
+     'cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes: "cache"', 0),
+])
+def test_local_storage_rule(volumes: str, annotations: str, removed: int) -> None:
+    """web's pod on n2 (below 50 %) fits on n1: n2 goes unless the localstorage rule
+    (``--skip-nodes-with-local-storage``, default true) blocks the move."""
+    r = run(SCALE_DOWN + web_with(volumes, annotations))
+    assert r.metrics["autoscaler"]["nodesRemoved"] == removed
+
+
+def test_local_storage_does_not_block_without_skip_nodes_with_local_storage() -> None:
+    """``rules.Default`` leaves the localstorage rule out when the flag is false."""
+    web = web_with("[{name: cache, emptyDir: {}}]")
+    assert run(SCALE_DOWN + web, skip_nodes_with_local_storage=False
+               ).metrics["autoscaler"]["nodesRemoved"] == 1
+
+
+def custom_owned(name: str, kind: str, node: str) -> str:
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+  ownerReferences: [{{apiVersion: argoproj.io/v1alpha1, kind: {kind}, name: x, uid: u1,
+                     controller: true}}]
+spec:
+  priority: 0
+  nodeName: {node}
+  containers:
+  - name: c
+    resources: {{requests: {{cpu: "500m"}}}}
+"""
+
+
+@pytest.mark.parametrize(("kind", "skip_custom", "removed"), [
+    ("Rollout", True, 0),   # replicated rule: not a replicatedKind -> NotReplicated
+    ("Rollout", False, 1),  # any controller counts as replicated
+    ("ReplicaSet", True, 1),
+    ("StatefulSet", True, 1),
+    ("Job", True, 1),
+    ("ReplicationController", True, 1),
+])
+def test_custom_controller_pods_block_under_skip_nodes_with_custom_controller_pods(
+        kind: str, skip_custom: bool, removed: int) -> None:
+    """``replicated.Rule``: with ``--skip-nodes-with-custom-controller-pods`` (default
+    true) only ReplicationController, Job, ReplicaSet and StatefulSet owners make a pod
+    replicated; a pod owned by another controller blocks its node's removal."""
+    r = run(SCALE_DOWN + custom_owned("p", kind, "n2"),
+            skip_nodes_with_custom_controller_pods=skip_custom)
+    assert r.metrics["autoscaler"]["nodesRemoved"] == removed
+
+
+def test_system_pods_move_without_skip_nodes_with_system_pods() -> None:
+    """``rules.Default`` leaves the system rule out when the flag is false: the
+    kube-system pod (no PDB) moves and n2 goes."""
+    web = web_with(ns="kube-system")
+    assert run(SCALE_DOWN + web).metrics["autoscaler"]["nodesRemoved"] == 0
+    assert run(SCALE_DOWN + web, skip_nodes_with_system_pods=False
+               ).metrics["autoscaler"]["nodesRemoved"] == 1
+
+
+@pytest.mark.parametrize(("min_replicas", "removed"), [(0, 1), (1, 1), (2, 0)])
+def test_min_replica_count(min_replicas: int, removed: int) -> None:
+    """``replicacount.Rule``: a ReplicaSet pod blocks when the ReplicaSet's spec.replicas
+    (1, the Deployment's) is below ``--min-replica-count`` (default 0)."""
+    r = run(SCALE_DOWN + web_with(), min_replica_count=min_replicas)
+    assert r.metrics["autoscaler"]["nodesRemoved"] == removed
+
+
+@pytest.mark.parametrize(("value", "removed"), [("true", 0), ("false", 1), ("0", 1)])
+def test_cli_skip_flags_take_go_boolean_values(tmp_path, capsys, value: str,
+                                               removed: int) -> None:
+    """``--skip-nodes-with-custom-controller-pods=false`` as upstream spells it."""
+    import json
+    import textwrap
+
+    from test_controllers import CLASSES
+
+    from kubepreempt.cli import main
+    path = tmp_path / "s.yaml"
+    path.write_text(textwrap.dedent(CLASSES + SCALE_DOWN + custom_owned("p", "Rollout", "n2")))
+    assert main(["simulate", str(path), "--autoscale", "-o", "json",
+                 f"--skip-nodes-with-custom-controller-pods={value}"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metrics"]["autoscaler"]["nodesRemoved"] == removed
+
+
+def test_cli_bad_boolean_is_an_input_error(tmp_path, capsys) -> None:
+    from kubepreempt.cli import main
+    path = tmp_path / "s.yaml"
+    path.write_text(group_node("n1"))
+    assert main(["simulate", str(path), "--autoscale",
+                 "--skip-nodes-with-local-storage=maybe"]) == 2
+    assert "'maybe' is not a boolean" in capsys.readouterr().err

@@ -28,13 +28,20 @@ from its flags:
   larger of requested cpu and memory over allocatable) is below
   ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
   unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: cordoned,
-  its pods evicted, the node deleted once they are gone. A pod blocks the move when it is
-  annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"``, has no controller,
-  is a kube-system pod without a PodDisruptionBudget or has an emptyDir / hostPath volume
-  (these three unless ``safe-to-evict: "true"``),
-  would exceed its PodDisruptionBudget, or fits on no other node. DaemonSet pods do not
-  block, and expendable pods (below the cutoff) are ignored. Empty nodes go together,
-  at most one non-empty node per loop.
+  its pods evicted, the node deleted once they are gone. Whether a pod may move follows
+  the drainability rules (``rules.Default``): DaemonSet pods and pods annotated
+  ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` may; otherwise a pod blocks
+  when its ReplicaSet / ReplicationController has fewer replicas than
+  ``--min-replica-count`` (0), when it has no controller or (with
+  ``--skip-nodes-with-custom-controller-pods``, true) a controller other than a
+  ReplicationController, Job, ReplicaSet or StatefulSet, when it is a kube-system pod
+  without a PodDisruptionBudget (``--skip-nodes-with-system-pods``, true), when it is
+  annotated ``safe-to-evict: "false"``, or when it has a local volume (hostPath, or an
+  emptyDir not of medium Memory) not named in its
+  ``cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes`` annotation
+  (``--skip-nodes-with-local-storage``, true). A pod also blocks when it would exceed its
+  PodDisruptionBudget or fits on no other node; expendable pods (below the cutoff) are
+  not in the snapshot. Empty nodes go together, at most one non-empty node per loop.
 
 Simplifications (named): a pod "fits" by requests (all resources and the pod count),
 node selector / required node affinity and NoSchedule/NoExecute taints only (no
@@ -72,6 +79,11 @@ GROUP_MIN = "kubepreempt.io/node-group-min"
 GROUP_MAX = "kubepreempt.io/node-group-max"
 GROUP_PRIORITY = "kubepreempt.io/node-group-priority"
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+DAEMONSET_POD = "cluster-autoscaler.kubernetes.io/daemonset-pod"
+SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
+# drainability/rules/replicated: the owners that count as replicated under
+# --skip-nodes-with-custom-controller-pods (replicatedKind)
+REPLICATED_KINDS = frozenset({"ReplicationController", "Job", "ReplicaSet", "StatefulSet"})
 SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 EXPANDERS = ("random", "least-waste", "most-pods", "priority")
 HOSTNAME = "kubernetes.io/hostname"
@@ -89,6 +101,19 @@ class AutoscalerOptions:
     scale_down_unneeded_time: float = 600.0
     scale_down_delay_after_add: float = 600.0
     max_empty_bulk_delete: int = 10
+    skip_nodes_with_local_storage: bool = True
+    skip_nodes_with_system_pods: bool = True
+    skip_nodes_with_custom_controller_pods: bool = True
+    min_replica_count: int = 0
+
+
+def parse_bool(value: str, option: str) -> bool:
+    """A boolean flag's value as Go's ``strconv.ParseBool`` reads it."""
+    if value in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if value in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise InputError(f"{option}: {value!r} is not a boolean (true or false)")
 
 
 @dataclass(slots=True, eq=False)
@@ -492,27 +517,54 @@ class Autoscaler(Actor):
             out = max(out, float(held[idx, j]) / float(c.alloc[idx, j]))
         return out
 
+    def _blocks(self, pod: Pod, covered: bool) -> bool:
+        """The blocking drainability rules (``rules.Default``) in upstream's order, after
+        the interrupting ones let DaemonSet and ``safe-to-evict: "true"`` pods through:
+        replicacount, replicated, system, notsafetoevict, localstorage."""
+        opt = self.opt
+        kind = _owner_kind(pod)
+        if opt.skip_nodes_with_custom_controller_pods and kind in (
+                "ReplicaSet", "ReplicationController"):
+            replicas = self._replicas(pod)
+            if replicas is not None and replicas < opt.min_replica_count:
+                return True  # MinReplicasReached
+        if not kind or (opt.skip_nodes_with_custom_controller_pods
+                        and kind not in REPLICATED_KINDS):
+            return True  # NotReplicated
+        if opt.skip_nodes_with_system_pods and pod.namespace == "kube-system" and not covered:
+            return True  # UnmovableKubeSystemPod
+        if pod.annotations.get(SAFE_TO_EVICT) == "false":
+            return True  # NotSafeToEvictAnnotation
+        return opt.skip_nodes_with_local_storage and has_blocking_local_storage(pod)
+
+    def _replicas(self, pod: Pod) -> int | None:
+        """``spec.replicas`` of the pod's ReplicaSet or ReplicationController (a
+        Deployment's ReplicaSet has the Deployment's), None if not in the scenario."""
+        owner = _owner_name(pod)
+        hash_ = pod.labels.get("pod-template-hash", "")
+        for plan in self.world.scen.workloads:
+            obj = plan.obj
+            if (obj.namespace or "default") != pod.namespace:
+                continue
+            if obj.name == owner and obj.kind in ("ReplicaSet", "ReplicationController") or (
+                    obj.kind == "Deployment" and hash_ and owner == f"{obj.name}-{hash_}"):
+                raw = (obj.body.get("spec") or {}).get("replicas", 1)
+                return int(raw) if isinstance(raw, int) else None
+        return None
+
     def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
                  budgets: dict[int, int]) -> bool:
         nodes = {n.name: n for n in self.world.cluster.nodes}
         for pod in pods:
-            if pod.terminating or _owner_kind(pod) == "DaemonSet":
+            if pod.terminating or _is_daemonset_pod(pod):
                 continue
             if self._expendable(pod):
                 continue  # not in the snapshot: dropped, not moved
-            safe = pod.annotations.get(SAFE_TO_EVICT)
-            if safe == "false":
-                return False
             covering = [i for i, pdb in enumerate(self.world.cluster.pdbs)
                         if pdb.namespace == pod.namespace and pdb.selector is not None
                         and pdb.selector.matches(pod.labels)]
-            if safe != "true":
-                if not _owner_kind(pod):
-                    return False  # not backed by a controller
-                if pod.namespace == "kube-system" and not covering:
-                    return False  # --skip-nodes-with-system-pods (default true)
-                if _local_storage(pod):
-                    return False  # --skip-nodes-with-local-storage (default true)
+            if pod.annotations.get(SAFE_TO_EVICT) != "true" and self._blocks(pod, bool(covering)):
+                return False
             for i in covering:
                 if budgets[i] <= 0:
                     return False
@@ -565,7 +617,7 @@ class Autoscaler(Actor):
         if not ready:
             return False
         empty = [n for n in ready if not any(
-            not p.terminating and _owner_kind(p) != "DaemonSet" and not self._expendable(p)
+            not p.terminating and not _is_daemonset_pod(p) and not self._expendable(p)
             for p in c.node_pods[c.node_index[n]].values())]
         chosen = empty[:self.opt.max_empty_bulk_delete] or ready[:1]
         for name in chosen:
@@ -595,17 +647,45 @@ class Autoscaler(Actor):
         self.deleting.discard(name)
 
 
-def _local_storage(pod: Pod) -> bool:
-    """An emptyDir or hostPath volume (drain's ``HasLocalStorage``)."""
+def _is_local_volume(volume: Mapping[str, Any]) -> bool:
+    """drain's ``isLocalVolume``: hostPath, or an emptyDir not backed by memory."""
+    if volume.get("hostPath") is not None:
+        return True
+    empty_dir = volume.get("emptyDir")
+    if empty_dir is None:
+        return False
+    return not isinstance(empty_dir, Mapping) or empty_dir.get("medium") != "Memory"
+
+
+def has_blocking_local_storage(pod: Pod) -> bool:
+    """drain's ``HasBlockingLocalStorage``: a local volume not named in the pod's
+    ``safe-to-evict-local-volumes`` annotation (a comma-separated list)."""
     spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
     volumes = (spec or {}).get("volumes") or []
-    return any(isinstance(v, Mapping) and ("emptyDir" in v or "hostPath" in v)
+    listed = str(pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES) or "")
+    safe = set(listed.split(",")) if listed else set()
+    return any(isinstance(v, Mapping) and _is_local_volume(v) and v.get("name") not in safe
                for v in volumes)
 
 
-def _owner_kind(pod: Pod) -> str:
+def _controller_ref(pod: Pod) -> Mapping[str, Any] | None:
     meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
     for ref in (meta or {}).get("ownerReferences") or []:
         if isinstance(ref, Mapping) and ref.get("controller"):
-            return str(ref.get("kind") or "")
-    return ""
+            return ref
+    return None
+
+
+def _owner_kind(pod: Pod) -> str:
+    ref = _controller_ref(pod)
+    return str(ref.get("kind") or "") if ref is not None else ""
+
+
+def _owner_name(pod: Pod) -> str:
+    ref = _controller_ref(pod)
+    return str(ref.get("name") or "") if ref is not None else ""
+
+
+def _is_daemonset_pod(pod: Pod) -> bool:
+    """``pod.IsDaemonSetPod``: a DaemonSet controller, or the daemonset-pod annotation."""
+    return _owner_kind(pod) == "DaemonSet" or pod.annotations.get(DAEMONSET_POD) == "true"
