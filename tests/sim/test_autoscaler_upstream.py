@@ -156,3 +156,62 @@ def test_cli_bad_boolean_is_an_input_error(tmp_path, capsys) -> None:
     assert main(["simulate", str(path), "--autoscale",
                  "--skip-nodes-with-local-storage=maybe"]) == 2
     assert "'maybe' is not a boolean" in capsys.readouterr().err
+
+
+# ---- the scale-up loop after draining a node with a daemon pod ----
+
+AGENT = """
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      priority: 0
+      containers:
+      - name: c
+        resources: {requests: {cpu: "100m"}}
+"""
+
+
+def test_draining_a_node_with_a_daemon_pod_adds_no_nodes() -> None:
+    """n1 (the group's first node) holds web (0.5 CPU) and a daemon pod, n2 a 1.4-CPU pod
+    and a daemon pod: n1 is at 0.3 and web fits on n2, so n1 goes at 600. The actuator
+    taints it ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (``MarkToBeDeleted``), so
+    the DaemonSet controller (``NodeShouldRunDaemonPod``) makes no new daemon pod there
+    when the evicted one exits at 630; n1 is deleted at 630. In 40 minutes: one node
+    removed, none added, two daemon pods created."""
+    web = deployment("web", 1, "mid").replace('cpu: "1"', 'cpu: "500m"')
+    r = run(group_node("n1", hi="5") + group_node("n2", hi="5")
+            + bare("big", "1400m", 0, node="n2") + web + AGENT, until=2400)
+    a = r.metrics["autoscaler"]
+    assert (a["nodesAdded"], a["nodesRemoved"]) == (0, 1)
+    assert events(r, "scale-up", "scale-down", "node-removed") == [
+        (600.0, "scale-down", "", "n1"), (630.0, "node-removed", "", "n1")]
+    assert sum(1 for k in r.records if k.startswith("default/agent-")) == 2
+
+
+def test_pending_daemonset_pod_causes_no_scale_up() -> None:
+    """``filter_out_daemon_sets.go``: a pod with the ``daemonset-pod`` annotation
+    (``IsDaemonSetPod``) that fits no node is dropped from scale-up; the same pod without
+    it orders one node."""
+    pod = bare("d", "1", 0)
+    marked = pod.replace("annotations: {}",
+                         'annotations: {cluster-autoscaler.kubernetes.io/daemonset-pod: "true"}')
+    base = group_node("n1") + bare("full", "2", 0, node="n1")
+    assert run(base + pod).metrics["autoscaler"]["nodesAdded"] == 1
+    assert run(base + marked).metrics["autoscaler"]["nodesAdded"] == 0
+
+
+def test_pod_pinned_to_a_node_by_hostname_does_not_fit_the_template() -> None:
+    """n1 is full; p selects ``kubernetes.io/hostname: n1``. The template node is a copy
+    named ``template-node-for-pool-<n>`` with that hostname label
+    (``SanitizedTemplateNodeInfoFromNodeInfo``), so p fits no new node: no scale-up."""
+    p = bare("p", "1", 0).replace(
+        "spec:\n", "spec:\n  nodeSelector: {kubernetes.io/hostname: n1}\n", 1)
+    r = run(group_node("n1") + bare("full", "2", 0, node="n1") + p, until=1200)
+    assert r.metrics["autoscaler"]["nodesAdded"] == 0
+    assert r.records["default/p"].phase == "Pending"

@@ -16,7 +16,10 @@ from its flags:
   below ``--expendable-pods-priority-cutoff`` (-10; ``FilterOutExpendablePods``) and pods
   with a nominated node, which wait for their victims to leave
   (``podsWaitingForLowerPriorityPreemption``: they count as placed on that node). Pods that
-  fit on an existing or upcoming node are left to the scheduler (``filterOutSchedulable``).
+  fit on an existing or upcoming node are left to the scheduler (``filterOutSchedulable``);
+  of the rest, DaemonSet pods are dropped (``filter_out_daemon_sets.go``). Upcoming and
+  new nodes are simulated from a copy of the group's template named
+  ``template-node-for-<group>-<n>``, so a pod pinned to a real node never fits them.
   For each group below its maximum, the binpacking estimator (first fit, largest pods
   first) says how many new nodes the remaining pods need; the expander picks one option
   (``random`` (default), ``least-waste``: least wasted cpu + memory fraction,
@@ -27,9 +30,10 @@ from its flags:
   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
   larger of requested cpu and memory over allocatable) is below
   ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
-  unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: cordoned,
-  its pods evicted, the node deleted once they are gone. Whether a pod may move follows
-  the drainability rules (``rules.Default``): DaemonSet pods and pods annotated
+  unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
+  ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
+  lands there), its pods evicted, the node deleted once they are gone. Whether a pod may
+  move follows the drainability rules (``rules.Default``): DaemonSet pods and pods annotated
   ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` may; otherwise a pod blocks
   when its ReplicaSet / ReplicationController has fewer replicas than
   ``--min-replica-count`` (0), when it has no controller or (with
@@ -59,11 +63,19 @@ import copy
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, parse_node, tolerates_all
+from kubepreempt.api.objects import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    Node,
+    Pod,
+    Taint,
+    parse_node,
+    tolerates_all,
+)
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
@@ -79,6 +91,7 @@ GROUP_MIN = "kubepreempt.io/node-group-min"
 GROUP_MAX = "kubepreempt.io/node-group-max"
 GROUP_PRIORITY = "kubepreempt.io/node-group-priority"
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"  # utils/taints: ToBeDeletedTaint
 DAEMONSET_POD = "cluster-autoscaler.kubernetes.io/daemonset-pod"
 SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
 # drainability/rules/replicated: the owners that count as replicated under
@@ -125,6 +138,10 @@ class NodeGroup:
     min_size: int
     max_size: int
     priority: int = 0
+    # the template as the autoscaler simulates it: a copy named
+    # template-node-for-<group>-<n> (SanitizedTemplateNodeInfoFromNodeInfo), so a pod
+    # pinned to a real node by name never fits a node yet to be made
+    sanitized: Node | None = None
     members: set[str] = field(default_factory=set)  # current nodes
     upcoming: int = 0  # ordered, not yet Ready
     added: int = 0
@@ -195,6 +212,13 @@ def node_groups(nodes: list[Node]) -> dict[str, NodeGroup]:
     return groups
 
 
+def sanitized_template(g: NodeGroup, n: int) -> Node:
+    """``createSanitizedNode``: the template node renamed ``template-node-for-<group>-<n>``
+    (its hostname label too); upstream's suffix is random, ``n`` keeps runs repeatable."""
+    name = f"template-node-for-{g.name}-{n}"
+    return replace(g.template, name=name, labels={**g.template.labels, HOSTNAME: name})
+
+
 def _fits_node(pod: Pod, node: Node) -> bool:
     if node.unschedulable or not pod_matches_node_selector_and_affinity(pod, node):
         return False
@@ -247,8 +271,9 @@ class Autoscaler(Actor):
             if g is not None:
                 g.members.add(node.name)
                 self.group_of[node.name] = g
-        for g in self.groups.values():
+        for n, g in enumerate(sorted(self.groups.values(), key=lambda g: g.name), 1):
             g.peak = len(g.members)
+            g.sanitized = sanitized_template(g, n)
         self.unneeded: dict[str, float] = {}
         self.deleting: set[str] = set()
         self.last_scale_up = -math.inf
@@ -369,7 +394,8 @@ class Autoscaler(Actor):
         held = self._held()
         out: dict[str, dict[str, int]] = {}
         for idx, node in enumerate(c.nodes):
-            if node.name in self.world.removed_nodes or node.unschedulable:
+            if node.name in self.world.removed_nodes or node.unschedulable \
+                    or node.name in self.deleting:
                 continue
             out[node.name] = {r: int(c.alloc[idx, j] - held[idx, j])
                               for j, r in enumerate(c.resources)}
@@ -404,7 +430,7 @@ class Autoscaler(Actor):
         # upcoming nodes count as there (filterOutSchedulable also sees them)
         slots: list[tuple[Node, dict[str, int]]] = [(nodes[k], v) for k, v in free.items()]
         for g in self.groups.values():
-            slots += [(g.template, dict(g.template.allocatable)) for _ in range(g.upcoming)]
+            slots += [(g.sanitized, dict(g.template.allocatable)) for _ in range(g.upcoming)]
         remaining = []
         for pod in pods:
             for node, f in slots:
@@ -413,6 +439,8 @@ class Autoscaler(Actor):
                     break
             else:
                 remaining.append(pod)
+        # filter_out_daemon_sets.go: no new node can help a daemon pod (it is pinned)
+        remaining = [p for p in remaining if not _is_daemonset_pod(p)]
         if not remaining:
             return False
         options = []
@@ -439,7 +467,7 @@ class Autoscaler(Actor):
 
     def _estimate(self, g: NodeGroup, pods: list[Pod], room: int) -> tuple[int, list[Pod]]:
         """BinpackingNodeEstimator: largest pods first onto new template nodes."""
-        t = g.template
+        t = g.sanitized
         fitting = sorted((p for p in pods if _fits_node(p, t) and _fits(p, dict(t.allocatable))),
                          key=lambda p: -_size(p, t))
         bins: list[dict[str, int]] = []
@@ -628,7 +656,10 @@ class Autoscaler(Actor):
         """Cordon, evict the node's pods, delete the node once they are gone."""
         world, c = self.world, self.world.cluster
         idx = c.node_index[name]
-        world.cordon(name)
+        # MarkToBeDeleted: the taint keeps new pods off, daemon pods included (the
+        # DaemonSet controller recreates none there); no cordon
+        # (--cordon-node-before-terminating is false by default)
+        world.taint(name, Taint(TO_BE_DELETED, str(int(world.now)), NO_SCHEDULE))
         self.deleting.add(name)
         self.unneeded.pop(name, None)
         done = world.now

@@ -14,7 +14,7 @@ import itertools
 from dataclasses import replace
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.api.objects import Pod
+from kubepreempt.api.objects import Pod, Taint
 from kubepreempt.cluster import CPU, MEMORY, pdb_disruptions_allowed
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.sim import metrics as m
@@ -285,6 +285,16 @@ class World:
         c = self.cluster
         idx = c.node_index[name]
         c.nodes[idx] = replace(c.nodes[idx], unschedulable=True)
+        c.node_changed()
+        self.version += 1
+
+    def taint(self, name: str, taint: Taint) -> None:
+        """Add ``taint`` to node ``name`` (replacing one with the same key and effect)."""
+        c = self.cluster
+        idx = c.node_index[name]
+        node = c.nodes[idx]
+        kept = tuple(t for t in node.taints if (t.key, t.effect) != (taint.key, taint.effect))
+        c.nodes[idx] = replace(node, taints=(*kept, taint))
         c.node_changed()
         self.version += 1
 
