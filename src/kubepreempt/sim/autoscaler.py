@@ -32,7 +32,7 @@ from its flags:
   ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
   unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
-  lands there), its pods evicted, the node deleted once they are gone. Whether a pod may
+  lands there) and cordoned, its pods evicted, the node deleted once they are gone. Whether a pod may
   move follows the drainability rules (``rules.Default``): DaemonSet pods and pods annotated
   ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` may; otherwise a pod blocks
   when its ReplicaSet / ReplicationController has fewer replicas than
@@ -656,10 +656,11 @@ class Autoscaler(Actor):
         """Cordon, evict the node's pods, delete the node once they are gone."""
         world, c = self.world, self.world.cluster
         idx = c.node_index[name]
-        # MarkToBeDeleted: the taint keeps new pods off, daemon pods included (the
-        # DaemonSet controller recreates none there); no cordon
-        # (--cordon-node-before-terminating is false by default)
+        # MarkToBeDeleted: the taint keeps new pods off, daemon pods included (they
+        # tolerate the cordon, not the taint: the DaemonSet controller recreates none
+        # there); it cordons too (--cordon-node-before-terminating, default true)
         world.taint(name, Taint(TO_BE_DELETED, str(int(world.now)), NO_SCHEDULE))
+        world.cordon(name)
         self.deleting.add(name)
         self.unneeded.pop(name, None)
         done = world.now
