@@ -32,6 +32,13 @@ _STYLE = {"preempted": "red", "evicted": "red", "terminated": "dim", "bound": "g
           "rejected": "red"}
 
 
+# metrics keys of the disruptions other than scheduler preemption, as the summary says them
+_EVICTIONS = (("evictedKubeletAdmission", "by kubelet admission"),
+              ("evictedNodePressure", "by node-pressure eviction"),
+              ("evictedScaleDown", "by the Cluster Autoscaler's scale-down"),
+              ("evictedNodeRemoved", "with their node's removal"))
+
+
 def _seconds(value: str | None, option: str) -> float | None:
     if value is None:
         return None
@@ -243,6 +250,10 @@ def render(result: SimResult, max_rows: int) -> None:
                         str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
                         _fmt(c["p95Pending"]), f"{c['workLost']:.0f}")
     console.print(summary)
+    evicted = ", ".join(f"{result.metrics[k]} {label}" for k, label in _EVICTIONS
+                        if result.metrics.get(k))
+    if evicted:
+        console.print(f"Evicted (counted apart from preempted): {evicted}.")
     if "kueue" in result.metrics:
         from kubepreempt.sim.kueue_metrics import render_kueue
 

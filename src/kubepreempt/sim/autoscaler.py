@@ -32,8 +32,9 @@ from its flags:
   ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
   unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
-  lands there) and cordoned, its pods evicted, the node deleted once they are gone. Whether a pod may
-  move follows the drainability rules (``rules.Default``): DaemonSet pods and pods annotated
+  lands there) and cordoned, its pods evicted, the node deleted once they are gone.
+  Whether a pod may move follows the drainability rules (``rules.Default``): DaemonSet
+  pods and pods annotated
   ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` may; otherwise a pod blocks
   when its ReplicaSet / ReplicationController has fewer replicas than
   ``--min-replica-count`` (0), when it has no controller or (with
@@ -667,7 +668,7 @@ class Autoscaler(Actor):
         for pod in list(c.node_pods[idx].values()):
             if self._expendable(pod):
                 continue  # not in the actuator's snapshot: it goes with the node
-            world.signal(pod, world.now, m.EVICTED, "scale-down")
+            world.signal(pod, world.now, m.EVICTED, "scale-down", cause=m.BY_SCALE_DOWN)
             done = max(done, world.exit_time(pod.key))
         world.record(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
         world.kernel.schedule(done, Priority.NODE, self._on_delete, name)
