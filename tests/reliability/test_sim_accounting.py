@@ -78,13 +78,13 @@ def scenarios(draw) -> tuple[list[dict], dict[str, float], float | None]:
 
 
 def _state_from_timeline(events: list[dict], key: str, running_at_start: bool) -> str:
-    signalled = False
+    signalled = ""  # the first signal: preempted (scheduler) or evicted (kubelet)
     last = None
     for e in events:
         if e["pod"] != key:
             continue
-        if e["type"] in ("preempted", "evicted"):
-            signalled = True
+        if e["type"] in ("preempted", "evicted") and not signalled:
+            signalled = e["type"]
         last = e
     if last is None:
         return "running" if running_at_start else "pending"
@@ -100,7 +100,7 @@ def _state_from_timeline(events: list[dict], key: str, running_at_start: bool) -
         # terminates later) unless its node was removed (the pod is deleted at once).
         return "removed" if last["detail"] == "node removed" else "terminating"
     if kind == "terminated":
-        return "preempted" if signalled else "terminated"
+        return signalled or "terminated"
     return {"completed": "completed", "rejected": "rejected"}[kind]
 
 

@@ -15,11 +15,12 @@ from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import SimResult
 
 
-def run(text: str, **options) -> SimResult:
+def run(text: str, until: float | None = None, **options) -> SimResult:
     docs = Documents()
     for i, doc in enumerate(parse_text(textwrap.dedent(CLASSES + text), "test.yaml")):
         flatten(doc, Source("test.yaml", i), docs)
-    return simulate(build_scenario(docs, 0), seed=0, autoscale=AutoscalerOptions(**options))
+    return simulate(build_scenario(docs, 0), seed=0, until=until,
+                    autoscale=AutoscalerOptions(**options))
 
 
 def group_node(name: str, cpu: int = 2, group: str = "pool", lo: str = "1", hi: str = "3",

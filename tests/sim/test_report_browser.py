@@ -187,8 +187,11 @@ def test_busy_day_report_tells_the_truth(browser, capsys, tmp_path) -> None:
     header = page.inner_text("#counts")
     total = page.evaluate("""() => Array.from(document.querySelectorAll('#classes tr.total td'))
         .map(td => td.textContent)""")
+    head = page.evaluate("""() => Array.from(document.querySelectorAll('#classes th'))
+        .map(th => th.textContent)""")
+    assert head[4:6] == ["preempted", "evictedNodeRemoved"]  # each cause in its column
     pre, evi = int(total[4]), int(total[5])
-    assert f"{pre} preempted by the scheduler, {evi} evicted" in header
+    assert f"{pre} preempted by the scheduler, {evi} lost with their node," in header
     by_name = {t["name"]: sum(t["y"]) for t in prem}
     assert by_name.get("scheduler preemption", 0) == pre
     assert sum(by_name.values()) - by_name.get("scheduler preemption", 0) == evi
@@ -201,6 +204,7 @@ def test_busy_day_report_tells_the_truth(browser, capsys, tmp_path) -> None:
                if e["type"] == "evicted" and e["detail"] == "node removed"
                and data["pods"][e["pod"]]["preemptedAt"] == e["time"]}
     assert removed and by_name["node removed"] == len(removed)
+    assert (data["metrics"]["preemptions"], data["metrics"]["evictedNodeRemoved"]) == (pre, evi)
     # Classes are named in the pending facets and the Gantt legend.
     names = page.evaluate("""() => Array.from(document.querySelectorAll(
         '#chart-pending .annotation-text, #chart-gantt .legendtext')).map(t => t.textContent)""")
@@ -236,5 +240,5 @@ def test_kueue_panels(browser, capsys, tmp_path) -> None:
         "bound 0 s, ended 15 s", "deleted at 10 s: workload team-b/job-b1 preempted by "
         "Kueue (InCohortReclamation) for team-a/job-a1", "(terminating)"]
     header = page.inner_text("#counts")
-    assert "0 preempted by the scheduler, 0 evicted, 8 deleted by Kueue preemption" in header
+    assert "0 preempted by the scheduler, 8 deleted by Kueue preemption" in header
     assert errors == []

@@ -80,13 +80,16 @@ def test_table_and_report(tmp_path: Path, capsys) -> None:
     head = page.split("<svg")[0]
     assert "<script" not in page and "http://" not in head and "https://" not in head
     # One figure for the ranking, one per metric family (classes.*.workLost, ...).
+    evictions = ("evictedKubeletAdmission", "evictedNodePressure", "evictedScaleDown",
+                 "evictedNodeRemoved")
     families = {"ranking"} | {"classes.*." + m for m in (
-        "priority", "pods", "scheduled", "preempted", "pending", "workLost", "meanPending",
-        "p95Pending")} | {"end", "utilization.cpuMean", "utilization.memoryMean",
-                          "utilization.cpuPeak", "preemptions", "events", "attempts"} | {
+        "priority", "pods", "scheduled", "preempted", *evictions, "pending", "workLost",
+        "meanPending", "p95Pending")} | {"end", "utilization.cpuMean",
+                                         "utilization.memoryMean", "utilization.cpuPeak",
+                                         "preemptions", *evictions, "events", "attempts"} | {
         "accounting." + m for m in ("arrived", "pending", "running", "terminating",
-                                    "completed", "preempted", "removed", "rejected",
-                                    "terminated")}
+                                    "completed", "preempted", "evicted", "removed",
+                                    "rejected", "terminated")}
     assert page.count("<svg") == len(families)
     assert "classes.*.workLost" in page and "low-at-1000" in page
 

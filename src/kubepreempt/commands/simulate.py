@@ -23,7 +23,7 @@ from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.release_options import current_modelled, kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
-from kubepreempt.sim.autoscaler import AutoscalerOptions
+from kubepreempt.sim.autoscaler import AutoscalerOptions, parse_bool
 from kubepreempt.sim.engine import DEFAULT_MAX_EVENTS, SimResult, simulate
 from kubepreempt.sim.scenario import DEFAULT_MAX_PODS, load_scenario, parse_duration
 
@@ -31,6 +31,13 @@ FilesArg = Annotated[list[str], typer.Argument(help="Scenario files, directories
 _STYLE = {"preempted": "red", "evicted": "red", "terminated": "dim", "bound": "green",
           "nominated": "yellow", "nomination-cleared": "yellow", "unschedulable": "magenta",
           "rejected": "red"}
+
+
+# metrics keys of the disruptions other than scheduler preemption, as the summary says them
+_EVICTIONS = (("evictedKubeletAdmission", "by kubelet admission"),
+              ("evictedNodePressure", "by node-pressure eviction"),
+              ("evictedScaleDown", "by the Cluster Autoscaler's scale-down"),
+              ("evictedNodeRemoved", "with their node's removal"))
 
 
 def _seconds(value: str | None, option: str) -> float | None:
@@ -108,6 +115,19 @@ def register(app: typer.Typer) -> None:
             "scale-up.")] = "10m",
         scan_interval: Annotated[str, typer.Option(
             "--scan-interval", help="The autoscaler's loop period.")] = "10s",
+        skip_local_storage: Annotated[str, typer.Option(
+            "--skip-nodes-with-local-storage", help="true: a pod with an emptyDir "
+            "(not medium Memory) or hostPath volume blocks its node's removal.")] = "true",
+        skip_system_pods: Annotated[str, typer.Option(
+            "--skip-nodes-with-system-pods", help="true: a kube-system pod without a "
+            "PodDisruptionBudget blocks its node's removal.")] = "true",
+        skip_custom_controller_pods: Annotated[str, typer.Option(
+            "--skip-nodes-with-custom-controller-pods", help="true: only "
+            "ReplicationController, Job, ReplicaSet and StatefulSet pods are replicated "
+            "(others block scale-down) and --min-replica-count applies.")] = "true",
+        min_replica_count: Annotated[int, typer.Option(
+            "--min-replica-count", help="A ReplicaSet or ReplicationController pod blocks "
+            "scale-down when the owner has fewer replicas than this.")] = 0,
         scheduler_config: Annotated[str | None, typer.Option(
             "--scheduler-config", help=CLI_HELP)] = None,
         sample_nodes: Annotated[bool, typer.Option(
@@ -127,6 +147,13 @@ def register(app: typer.Typer) -> None:
             scale_down_unneeded_time=_seconds(unneeded, "--scale-down-unneeded-time") or 0.0,
             scale_down_delay_after_add=_seconds(delay_after_add,
                                                 "--scale-down-delay-after-add") or 0.0,
+            skip_nodes_with_local_storage=parse_bool(
+                skip_local_storage, "--skip-nodes-with-local-storage"),
+            skip_nodes_with_system_pods=parse_bool(
+                skip_system_pods, "--skip-nodes-with-system-pods"),
+            skip_nodes_with_custom_controller_pods=parse_bool(
+                skip_custom_controller_pods, "--skip-nodes-with-custom-controller-pods"),
+            min_replica_count=min_replica_count,
         ) if autoscale else None
         if max_events < 0 or max_pods < 0:
             raise InputError("--max-events and --max-pods must not be negative")
@@ -227,6 +254,10 @@ def render(result: SimResult, max_rows: int) -> None:
                         str(c["preempted"]), str(c["pending"]), _fmt(c["meanPending"]),
                         _fmt(c["p95Pending"]), f"{c['workLost']:.0f}")
     console.print(summary)
+    evicted = ", ".join(f"{result.metrics[k]} {label}" for k, label in _EVICTIONS
+                        if result.metrics.get(k))
+    if evicted:
+        console.print(f"Evicted (counted apart from preempted): {evicted}.")
     if "kueue" in result.metrics:
         from kubepreempt.sim.kueue_metrics import render_kueue
 

@@ -9,11 +9,17 @@ from its flags:
   labels other than the hostname). ``kubepreempt.io/node-group-priority`` is the group's
   priority for the ``priority`` expander (upstream reads a ConfigMap of name regexes).
 * Every ``--scan-interval`` (10 s) the loop runs ``RunOnce``: scale-up, else scale-down.
+  Its snapshot holds only non-expendable pods (``nonExpendableScheduledPods``): the
+  space of a pod below the cutoff counts as free, for scale-up and for utilisation, and a
+  node whose only pods are expendable is empty (they go with the node, not evicted).
 * Scale-up (``ScaleUp``): pending pods the scheduler found unschedulable, except pods
   below ``--expendable-pods-priority-cutoff`` (-10; ``FilterOutExpendablePods``) and pods
   with a nominated node, which wait for their victims to leave
   (``podsWaitingForLowerPriorityPreemption``: they count as placed on that node). Pods that
-  fit on an existing or upcoming node are left to the scheduler (``filterOutSchedulable``).
+  fit on an existing or upcoming node are left to the scheduler (``filterOutSchedulable``);
+  of the rest, DaemonSet pods are dropped (``filter_out_daemon_sets.go``). Upcoming and
+  new nodes are simulated from a copy of the group's template named
+  ``template-node-for-<group>-<n>``, so a pod pinned to a real node never fits them.
   For each group below its maximum, the binpacking estimator (first fit, largest pods
   first) says how many new nodes the remaining pods need; the expander picks one option
   (``random`` (default), ``least-waste``: least wasted cpu + memory fraction,
@@ -24,14 +30,23 @@ from its flags:
   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
   larger of requested cpu and memory over allocatable) is below
   ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
-  unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: cordoned,
-  its pods evicted, the node deleted once they are gone. A pod blocks the move when it is
-  annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "false"``, has no controller,
-  is a kube-system pod without a PodDisruptionBudget or has an emptyDir / hostPath volume
-  (these three unless ``safe-to-evict: "true"``),
-  would exceed its PodDisruptionBudget, or fits on no other node. DaemonSet pods do not
-  block, and expendable pods (below the cutoff) are ignored. Empty nodes go together,
-  at most one non-empty node per loop.
+  unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
+  ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
+  lands there) and cordoned, its pods evicted, the node deleted once they are gone.
+  Whether a pod may move follows the drainability rules (``rules.Default``): DaemonSet
+  pods and pods annotated
+  ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` may; otherwise a pod blocks
+  when its ReplicaSet / ReplicationController has fewer replicas than
+  ``--min-replica-count`` (0), when it has no controller or (with
+  ``--skip-nodes-with-custom-controller-pods``, true) a controller other than a
+  ReplicationController, Job, ReplicaSet or StatefulSet, when it is a kube-system pod
+  without a PodDisruptionBudget (``--skip-nodes-with-system-pods``, true), when it is
+  annotated ``safe-to-evict: "false"``, or when it has a local volume (hostPath, or an
+  emptyDir not of medium Memory) not named in its
+  ``cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes`` annotation
+  (``--skip-nodes-with-local-storage``, true). A pod also blocks when it would exceed its
+  PodDisruptionBudget or fits on no other node; expendable pods (below the cutoff) are
+  not in the snapshot. Empty nodes go together, at most one non-empty node per loop.
 
 Simplifications (named): a pod "fits" by requests (all resources and the pod count),
 node selector / required node affinity and NoSchedule/NoExecute taints only (no
@@ -49,11 +64,19 @@ import copy
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, Node, Pod, parse_node, tolerates_all
+from kubepreempt.api.objects import (
+    NO_EXECUTE,
+    NO_SCHEDULE,
+    Node,
+    Pod,
+    Taint,
+    parse_node,
+    tolerates_all,
+)
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
@@ -69,6 +92,12 @@ GROUP_MIN = "kubepreempt.io/node-group-min"
 GROUP_MAX = "kubepreempt.io/node-group-max"
 GROUP_PRIORITY = "kubepreempt.io/node-group-priority"
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"  # utils/taints: ToBeDeletedTaint
+DAEMONSET_POD = "cluster-autoscaler.kubernetes.io/daemonset-pod"
+SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
+# drainability/rules/replicated: the owners that count as replicated under
+# --skip-nodes-with-custom-controller-pods (replicatedKind)
+REPLICATED_KINDS = frozenset({"ReplicationController", "Job", "ReplicaSet", "StatefulSet"})
 SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 EXPANDERS = ("random", "least-waste", "most-pods", "priority")
 HOSTNAME = "kubernetes.io/hostname"
@@ -86,6 +115,19 @@ class AutoscalerOptions:
     scale_down_unneeded_time: float = 600.0
     scale_down_delay_after_add: float = 600.0
     max_empty_bulk_delete: int = 10
+    skip_nodes_with_local_storage: bool = True
+    skip_nodes_with_system_pods: bool = True
+    skip_nodes_with_custom_controller_pods: bool = True
+    min_replica_count: int = 0
+
+
+def parse_bool(value: str, option: str) -> bool:
+    """A boolean flag's value as Go's ``strconv.ParseBool`` reads it."""
+    if value in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if value in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise InputError(f"{option}: {value!r} is not a boolean (true or false)")
 
 
 @dataclass(slots=True, eq=False)
@@ -97,6 +139,10 @@ class NodeGroup:
     min_size: int
     max_size: int
     priority: int = 0
+    # the template as the autoscaler simulates it: a copy named
+    # template-node-for-<group>-<n> (SanitizedTemplateNodeInfoFromNodeInfo), so a pod
+    # pinned to a real node by name never fits a node yet to be made
+    sanitized: Node | None = None
     members: set[str] = field(default_factory=set)  # current nodes
     upcoming: int = 0  # ordered, not yet Ready
     added: int = 0
@@ -167,6 +213,13 @@ def node_groups(nodes: list[Node]) -> dict[str, NodeGroup]:
     return groups
 
 
+def sanitized_template(g: NodeGroup, n: int) -> Node:
+    """``createSanitizedNode``: the template node renamed ``template-node-for-<group>-<n>``
+    (its hostname label too); upstream's suffix is random, ``n`` keeps runs repeatable."""
+    name = f"template-node-for-{g.name}-{n}"
+    return replace(g.template, name=name, labels={**g.template.labels, HOSTNAME: name})
+
+
 def _fits_node(pod: Pod, node: Node) -> bool:
     if node.unschedulable or not pod_matches_node_selector_and_affinity(pod, node):
         return False
@@ -219,8 +272,9 @@ class Autoscaler(Actor):
             if g is not None:
                 g.members.add(node.name)
                 self.group_of[node.name] = g
-        for g in self.groups.values():
+        for n, g in enumerate(sorted(self.groups.values(), key=lambda g: g.name), 1):
             g.peak = len(g.members)
+            g.sanitized = sanitized_template(g, n)
         self.unneeded: dict[str, float] = {}
         self.deleting: set[str] = set()
         self.last_scale_up = -math.inf
@@ -323,17 +377,32 @@ class Autoscaler(Actor):
             step = self.opt.scan_interval
             self._schedule(math.ceil(end / step) * step if step else end)
 
-    def _free(self) -> dict[str, dict[str, int]]:
-        """Free requests per schedulable node, nominated pods counted as placed."""
+    def _expendable(self, pod: Pod) -> bool:
+        """Below ``--expendable-pods-priority-cutoff`` (``IsExpendablePod``)."""
+        return pod.priority < self.opt.expendable_pods_priority_cutoff
+
+    def _held(self) -> Any:
+        """(nodes, resources) requests of the bound non-expendable pods: the autoscaler's
+        snapshot holds only those (``RunOnce`` and the actuator's ``createSnapshot`` load
+        ``nonExpendableScheduledPods``), so an expendable pod's space counts as free."""
         c = self.world.cluster
+        return c.requested - c.requested_below(self.opt.expendable_pods_priority_cutoff)
+
+    def _free(self) -> dict[str, dict[str, int]]:
+        """Free requests per schedulable node in the autoscaler's snapshot, non-expendable
+        pods with a nominated node counted as placed there."""
+        c = self.world.cluster
+        held = self._held()
         out: dict[str, dict[str, int]] = {}
         for idx, node in enumerate(c.nodes):
-            if node.name in self.world.removed_nodes or node.unschedulable:
+            if node.name in self.world.removed_nodes or node.unschedulable \
+                    or node.name in self.deleting:
                 continue
-            out[node.name] = {r: int(c.alloc[idx, j] - c.requested[idx, j])
+            out[node.name] = {r: int(c.alloc[idx, j] - held[idx, j])
                               for j, r in enumerate(c.resources)}
         for rec in self.world.records.values():
-            if rec.phase == "Pending" and rec.nominated_node in out:
+            if rec.phase == "Pending" and rec.nominated_node in out \
+                    and not self._expendable(rec.pod):
                 _take(rec.pod, out[rec.nominated_node])
         return out
 
@@ -345,7 +414,7 @@ class Autoscaler(Actor):
             pod = q.pod
             if q.attempts == 0 or self.world.records[key].phase != "Pending":
                 continue
-            if pod.priority < self.opt.expendable_pods_priority_cutoff:
+            if self._expendable(pod):
                 continue  # expendable: never causes scale-up
             if pod.nominated_node_name:
                 continue  # waiting for its victims (seed 000: no scale-up for it)
@@ -362,7 +431,7 @@ class Autoscaler(Actor):
         # upcoming nodes count as there (filterOutSchedulable also sees them)
         slots: list[tuple[Node, dict[str, int]]] = [(nodes[k], v) for k, v in free.items()]
         for g in self.groups.values():
-            slots += [(g.template, dict(g.template.allocatable)) for _ in range(g.upcoming)]
+            slots += [(g.sanitized, dict(g.template.allocatable)) for _ in range(g.upcoming)]
         remaining = []
         for pod in pods:
             for node, f in slots:
@@ -371,6 +440,8 @@ class Autoscaler(Actor):
                     break
             else:
                 remaining.append(pod)
+        # filter_out_daemon_sets.go: no new node can help a daemon pod (it is pinned)
+        remaining = [p for p in remaining if not _is_daemonset_pod(p)]
         if not remaining:
             return False
         options = []
@@ -397,7 +468,7 @@ class Autoscaler(Actor):
 
     def _estimate(self, g: NodeGroup, pods: list[Pod], room: int) -> tuple[int, list[Pod]]:
         """BinpackingNodeEstimator: largest pods first onto new template nodes."""
-        t = g.template
+        t = g.sanitized
         fitting = sorted((p for p in pods if _fits_node(p, t) and _fits(p, dict(t.allocatable))),
                          key=lambda p: -_size(p, t))
         bins: list[dict[str, int]] = []
@@ -463,37 +534,66 @@ class Autoscaler(Actor):
         self.world.add_node(NodePlan(node, self.world.now))
 
     # ---- scale-down ----
-    def _utilization(self, idx: int) -> float:
+    def _utilization(self, idx: int, held: Any) -> float:
+        """``utilization.Calculate`` over the snapshot: the larger of the non-expendable
+        pods' cpu and memory requests over allocatable."""
         c = self.world.cluster
         out = 0.0
         for r in ("cpu", "memory"):
             j = c.resource_index.get(r)
             if j is None or not c.alloc[idx, j]:
                 continue
-            out = max(out, float(c.requested[idx, j]) / float(c.alloc[idx, j]))
+            out = max(out, float(held[idx, j]) / float(c.alloc[idx, j]))
         return out
+
+    def _blocks(self, pod: Pod, covered: bool) -> bool:
+        """The blocking drainability rules (``rules.Default``) in upstream's order, after
+        the interrupting ones let DaemonSet and ``safe-to-evict: "true"`` pods through:
+        replicacount, replicated, system, notsafetoevict, localstorage."""
+        opt = self.opt
+        kind = _owner_kind(pod)
+        if opt.skip_nodes_with_custom_controller_pods and kind in (
+                "ReplicaSet", "ReplicationController"):
+            replicas = self._replicas(pod)
+            if replicas is not None and replicas < opt.min_replica_count:
+                return True  # MinReplicasReached
+        if not kind or (opt.skip_nodes_with_custom_controller_pods
+                        and kind not in REPLICATED_KINDS):
+            return True  # NotReplicated
+        if opt.skip_nodes_with_system_pods and pod.namespace == "kube-system" and not covered:
+            return True  # UnmovableKubeSystemPod
+        if pod.annotations.get(SAFE_TO_EVICT) == "false":
+            return True  # NotSafeToEvictAnnotation
+        return opt.skip_nodes_with_local_storage and has_blocking_local_storage(pod)
+
+    def _replicas(self, pod: Pod) -> int | None:
+        """``spec.replicas`` of the pod's ReplicaSet or ReplicationController (a
+        Deployment's ReplicaSet has the Deployment's), None if not in the scenario."""
+        owner = _owner_name(pod)
+        hash_ = pod.labels.get("pod-template-hash", "")
+        for plan in self.world.scen.workloads:
+            obj = plan.obj
+            if (obj.namespace or "default") != pod.namespace:
+                continue
+            if obj.name == owner and obj.kind in ("ReplicaSet", "ReplicationController") or (
+                    obj.kind == "Deployment" and hash_ and owner == f"{obj.name}-{hash_}"):
+                raw = (obj.body.get("spec") or {}).get("replicas", 1)
+                return int(raw) if isinstance(raw, int) else None
+        return None
 
     def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
                  budgets: dict[int, int]) -> bool:
         nodes = {n.name: n for n in self.world.cluster.nodes}
         for pod in pods:
-            if pod.terminating or _owner_kind(pod) == "DaemonSet":
+            if pod.terminating or _is_daemonset_pod(pod):
                 continue
-            if pod.priority < self.opt.expendable_pods_priority_cutoff:
-                continue  # expendable: dropped, not moved
-            safe = pod.annotations.get(SAFE_TO_EVICT)
-            if safe == "false":
-                return False
+            if self._expendable(pod):
+                continue  # not in the snapshot: dropped, not moved
             covering = [i for i, pdb in enumerate(self.world.cluster.pdbs)
                         if pdb.namespace == pod.namespace and pdb.selector is not None
                         and pdb.selector.matches(pod.labels)]
-            if safe != "true":
-                if not _owner_kind(pod):
-                    return False  # not backed by a controller
-                if pod.namespace == "kube-system" and not covering:
-                    return False  # --skip-nodes-with-system-pods (default true)
-                if _local_storage(pod):
-                    return False  # --skip-nodes-with-local-storage (default true)
+            if pod.annotations.get(SAFE_TO_EVICT) != "true" and self._blocks(pod, bool(covering)):
+                return False
             for i in covering:
                 if budgets[i] <= 0:
                     return False
@@ -513,6 +613,7 @@ class Autoscaler(Actor):
             return False
         c = self.world.cluster
         free = self._free()
+        held = self._held()
         self.world.refresh_pdbs()
         budgets = {i: pdb.disruptions_allowed for i, pdb in enumerate(c.pdbs)}
         size = {g.name: len(g.members) for g in self.groups.values()}
@@ -525,7 +626,7 @@ class Autoscaler(Actor):
                 continue
             idx = c.node_index[node.name]
             if size[g.name] - 1 < g.min_size or \
-                    self._utilization(idx) >= self.opt.scale_down_utilization_threshold:
+                    self._utilization(idx, held) >= self.opt.scale_down_utilization_threshold:
                 continue
             trial_free = {k: dict(v) for k, v in free.items() if k not in unneeded}
             trial_budgets = dict(budgets)
@@ -545,7 +646,7 @@ class Autoscaler(Actor):
         if not ready:
             return False
         empty = [n for n in ready if not any(
-            not p.terminating and _owner_kind(p) != "DaemonSet"
+            not p.terminating and not _is_daemonset_pod(p) and not self._expendable(p)
             for p in c.node_pods[c.node_index[n]].values())]
         chosen = empty[:self.opt.max_empty_bulk_delete] or ready[:1]
         for name in chosen:
@@ -556,12 +657,18 @@ class Autoscaler(Actor):
         """Cordon, evict the node's pods, delete the node once they are gone."""
         world, c = self.world, self.world.cluster
         idx = c.node_index[name]
+        # MarkToBeDeleted: the taint keeps new pods off, daemon pods included (they
+        # tolerate the cordon, not the taint: the DaemonSet controller recreates none
+        # there); it cordons too (--cordon-node-before-terminating, default true)
+        world.taint(name, Taint(TO_BE_DELETED, str(int(world.now)), NO_SCHEDULE))
         world.cordon(name)
         self.deleting.add(name)
         self.unneeded.pop(name, None)
         done = world.now
         for pod in list(c.node_pods[idx].values()):
-            world.signal(pod, world.now, m.EVICTED, "scale-down")
+            if self._expendable(pod):
+                continue  # not in the actuator's snapshot: it goes with the node
+            world.signal(pod, world.now, m.EVICTED, "scale-down", cause=m.BY_SCALE_DOWN)
             done = max(done, world.exit_time(pod.key))
         world.record(m.SCALE_DOWN, "", name, f"group {self.group_of[name].name}")
         world.kernel.schedule(done, Priority.NODE, self._on_delete, name)
@@ -573,17 +680,45 @@ class Autoscaler(Actor):
         self.deleting.discard(name)
 
 
-def _local_storage(pod: Pod) -> bool:
-    """An emptyDir or hostPath volume (drain's ``HasLocalStorage``)."""
+def _is_local_volume(volume: Mapping[str, Any]) -> bool:
+    """drain's ``isLocalVolume``: hostPath, or an emptyDir not backed by memory."""
+    if volume.get("hostPath") is not None:
+        return True
+    empty_dir = volume.get("emptyDir")
+    if empty_dir is None:
+        return False
+    return not isinstance(empty_dir, Mapping) or empty_dir.get("medium") != "Memory"
+
+
+def has_blocking_local_storage(pod: Pod) -> bool:
+    """drain's ``HasBlockingLocalStorage``: a local volume not named in the pod's
+    ``safe-to-evict-local-volumes`` annotation (a comma-separated list)."""
     spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
     volumes = (spec or {}).get("volumes") or []
-    return any(isinstance(v, Mapping) and ("emptyDir" in v or "hostPath" in v)
+    listed = str(pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES) or "")
+    safe = set(listed.split(",")) if listed else set()
+    return any(isinstance(v, Mapping) and _is_local_volume(v) and v.get("name") not in safe
                for v in volumes)
 
 
-def _owner_kind(pod: Pod) -> str:
+def _controller_ref(pod: Pod) -> Mapping[str, Any] | None:
     meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
     for ref in (meta or {}).get("ownerReferences") or []:
         if isinstance(ref, Mapping) and ref.get("controller"):
-            return str(ref.get("kind") or "")
-    return ""
+            return ref
+    return None
+
+
+def _owner_kind(pod: Pod) -> str:
+    ref = _controller_ref(pod)
+    return str(ref.get("kind") or "") if ref is not None else ""
+
+
+def _owner_name(pod: Pod) -> str:
+    ref = _controller_ref(pod)
+    return str(ref.get("name") or "") if ref is not None else ""
+
+
+def _is_daemonset_pod(pod: Pod) -> bool:
+    """``pod.IsDaemonSetPod``: a DaemonSet controller, or the daemonset-pod annotation."""
+    return _owner_kind(pod) == "DaemonSet" or pod.annotations.get(DAEMONSET_POD) == "true"

@@ -67,7 +67,8 @@ class Kubelet(Actor):
             world.bind(pod, name, now, detail="kubelet admission")
         elif res.result == EVICT:
             for victim in res.victims:
-                world.signal(victim, now, m.EVICTED, f"kubelet admission of {key}")
+                world.signal(victim, now, m.EVICTED, f"kubelet admission of {key}",
+                             cause=m.BY_KUBELET_ADMISSION)
             done = max(world.exit_time(v.key) for v in res.victims)
             world.kernel.schedule(done, Priority.KUBELET, self.admit, key)
         else:

@@ -26,6 +26,18 @@ QUOTA_REFUSED = "quota-refused"  # the apiserver's ResourceQuota admission refus
 NODE_ADDED = "node-added"
 NODE_REMOVED = "node-removed"
 
+# Why a pod was disrupted (``PodRecord.disruption``): each is counted under its own name
+# in ``metrics`` (per class and in total). Upstream's DisruptionTarget reasons:
+# PreemptionByScheduler; TerminationByKubelet (kubelet admission, node pressure);
+# EvictionByEvictionAPI (the Cluster Autoscaler's drain); DeletionByPodGC (node removed).
+BY_SCHEDULER = "preempted"
+BY_KUBELET_ADMISSION = "evictedKubeletAdmission"
+BY_NODE_PRESSURE = "evictedNodePressure"
+BY_SCALE_DOWN = "evictedScaleDown"
+BY_NODE_REMOVAL = "evictedNodeRemoved"
+DISRUPTIONS = (BY_SCHEDULER, BY_KUBELET_ADMISSION, BY_NODE_PRESSURE, BY_SCALE_DOWN,
+               BY_NODE_REMOVAL)
+
 
 @dataclass(slots=True)
 class PodRecord:
@@ -41,6 +53,7 @@ class PodRecord:
     epoch: int = 0  # invalidates stale completion/termination events
     nominated_node: str = ""
     outcome: str = ""  # once gone: completed, terminated, evicted, removed or rejected
+    disruption: str = ""  # the DISRUPTIONS entry of its first preemption or eviction
     # The plugins that rejected it in its last failed attempt (UnschedulablePlugins).
     unschedulable_plugins: frozenset[str] = frozenset()
 
@@ -49,18 +62,19 @@ class PodRecord:
         return {"phase": self.phase, "node": self.node or None, "boundAt": self.bound_at,
                 "preemptedAt": self.preempted_at, "endedAt": self.ended_at,
                 "nominatedNode": self.nominated_node or None, "arrival": self.arrival,
-                "priority": self.pod.priority,
+                "priority": self.pod.priority, "disruption": self.disruption or None,
                 "unschedulablePlugins": sorted(self.unschedulable_plugins),
                 "state": state(self)}
 
 
 # Where each arrived pod is at the end of a run; together they account for every pod.
-STATES = ("pending", "running", "terminating", "completed", "preempted", "removed",
-          "rejected", "terminated")
+STATES = ("pending", "running", "terminating", "completed", "preempted", "evicted",
+          "removed", "rejected", "terminated")
 
 
 def state(rec: PodRecord) -> str:
-    """The pod's :data:`STATES` entry: ``preempted`` is preempted or evicted and gone,
+    """The pod's :data:`STATES` entry: ``preempted`` is preempted by the scheduler and
+    gone, ``evicted`` evicted (kubelet admission, node pressure, scale-down) and gone,
     ``removed`` deleted with its node, ``terminated`` deleted otherwise (e.g. already
     terminating in the input)."""
     if rec.phase in ("Pending", "Running", "Terminating"):
@@ -69,7 +83,9 @@ def state(rec: PodRecord) -> str:
         return "completed"
     if rec.outcome in ("removed", "rejected"):
         return rec.outcome
-    return "preempted" if rec.preempted_at is not None else "terminated"
+    if rec.preempted_at is None:
+        return "terminated"
+    return "preempted" if rec.disruption == BY_SCHEDULER else "evicted"
 
 
 def accounting(records: dict[str, PodRecord]) -> dict[str, int]:
@@ -122,23 +138,28 @@ def percentile(values: list[float], q: float) -> float | None:
 def summarize(records: dict[str, PodRecord], series: Series, end: float) -> dict[str, Any]:
     """Per-PriorityClass summary and cluster utilisation.
 
-    Pending time is arrival to first bind, over pods that were bound; work lost is the
-    run time of preempted or evicted pods before they were signalled (bare pods do not
-    resume, so that work is gone).
+    Pending time is arrival to first bind, over pods that were bound; each disrupted pod
+    counts once, under its :data:`DISRUPTIONS` cause (``preempted``: by the scheduler
+    only); work lost is the run time of disrupted pods (all causes) before they were
+    signalled (bare pods do not resume, so that work is gone).
     """
     classes: dict[str, dict[str, Any]] = {}
     waits: dict[str, list[float]] = {}
+    totals = dict.fromkeys(DISRUPTIONS, 0)
     for rec in records.values():
         name = class_name(rec.pod)
-        row = classes.setdefault(name, {"priority": rec.pod.priority, "pods": 0,
-                                        "scheduled": 0, "preempted": 0, "pending": 0,
-                                        "workLost": 0.0})
+        row = classes.get(name)
+        if row is None:
+            row = classes[name] = {"priority": rec.pod.priority, "pods": 0, "scheduled": 0,
+                                   **dict.fromkeys(DISRUPTIONS, 0), "pending": 0,
+                                   "workLost": 0.0}
         row["pods"] += 1
         if rec.bound_at is not None:
             row["scheduled"] += 1
             waits.setdefault(name, []).append(rec.bound_at - rec.arrival)
         if rec.preempted_at is not None:
-            row["preempted"] += 1
+            row[rec.disruption] += 1
+            totals[rec.disruption] += 1
             if rec.bound_at is not None:
                 row["workLost"] += rec.preempted_at - rec.bound_at
         if rec.phase == "Pending":
@@ -152,7 +173,8 @@ def summarize(records: dict[str, PodRecord], series: Series, end: float) -> dict
             "end": end,
             "utilization": {"cpuMean": cpu_mean, "memoryMean": mem_mean,
                             "cpuPeak": max((u[1] for u in series.util), default=0.0)},
-            "preemptions": len(series.preemptions),
+            "preemptions": totals[BY_SCHEDULER],
+            **{k: v for k, v in totals.items() if k != BY_SCHEDULER},
             "accounting": accounting(records)}
 
 

@@ -2,9 +2,10 @@
 
 Plotly figures with plotly.js inlined once (works offline, no CDN). Every time chart spans
 ``[0, end]`` and zooming one zooms all of them (a small script syncs the x ranges).
-Preemption and eviction counts are pods whose record has ``preemptedAt`` (the same set
-``metrics.classes.*.preempted`` counts), split by the cause of their first
-preempted/evicted timeline event; so the header, the table and the chart agree.
+Preemption and eviction counts are pods whose record has ``preemptedAt``, each under its
+cause (``disruption``: ``metrics.classes.*.preempted``, ``.evictedKubeletAdmission``,
+``.evictedNodePressure``, ``.evictedScaleDown``, ``.evictedNodeRemoved``); so the header,
+the table and the chart agree.
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ CAUSE_COLOURS = ("#7f3b08", "#b35806", "#542788", "#8073ac", "#2d004b", "#999999
 CAUSES = ("scheduler preemption", "kubelet admission", "node pressure", "scale-down",
           "node removed", "other eviction", "Kueue preemption")
 KUEUE = CAUSES[6]
+# the metrics key of each disruption cause -> its label here
+CAUSE_OF = dict(zip(m.DISRUPTIONS, CAUSES[:5], strict=True))
+_SAID = {m.BY_KUBELET_ADMISSION: "evicted by kubelet admission",
+         m.BY_NODE_PRESSURE: "evicted by node pressure",
+         m.BY_SCALE_DOWN: "evicted by the autoscaler's scale-down",
+         m.BY_NODE_REMOVAL: "lost with their node"}
 _KUEUE_DELETE = re.compile(r"workload (\S+) preempted$")
 
 
@@ -62,7 +69,7 @@ def signalled(res: SimResult) -> dict[str, tuple[float, str, str]]:
     for key, rec in res.records.items():
         if rec.preempted_at is not None:
             t, cause, detail = first.get(key, (rec.preempted_at, CAUSES[5], ""))
-            out[key] = (rec.preempted_at, cause, detail)
+            out[key] = (rec.preempted_at, CAUSE_OF.get(rec.disruption, cause), detail)
     return out
 
 
@@ -329,46 +336,49 @@ class _Report:
     # ---- tables ----
     def summary(self) -> tuple[str, str]:
         res = self.res
-        per: dict[str, dict[str, int]] = {c: {"pre": 0, "evi": 0, "kq": 0}
-                                          for c in self.classes}
+        per: dict[str, int] = dict.fromkeys(self.classes, 0)  # deleted by Kueue
         for key, (_, cause, _) in self.signals.items():
-            row = per[m.class_name(res.records[key].pod)]
-            row["pre" if cause == CAUSES[0] else "kq" if cause == KUEUE else "evi"] += 1
+            if cause == KUEUE:
+                per[m.class_name(res.records[key].pod)] += 1
+        # each disruption cause under its own metrics name; evictions only if any
+        causes = [m.BY_SCHEDULER, *(k for k in m.DISRUPTIONS[1:] if res.metrics.get(k))]
         rows = []
-        tot = {"pods": 0, "scheduled": 0, "pre": 0, "evi": 0, "kq": 0, "pending": 0}
+        tot = {"pods": 0, "scheduled": 0, **dict.fromkeys(causes, 0), "kq": 0, "pending": 0}
         kq = "kueue" in res.metrics
         for name, c in res.metrics["classes"].items():
             mean = "-" if c["meanPending"] is None else f"{c['meanPending']:.1f}"
             p95 = "-" if c["p95Pending"] is None else f"{c['p95Pending']:.1f}"
-            pc = per.get(name, {"pre": 0, "evi": 0, "kq": 0})
-            cells = (name, c["priority"], c["pods"], c["scheduled"], pc["pre"], pc["evi"],
-                     *([pc["kq"]] if kq else []), c["pending"], mean, p95,
+            cells = (name, c["priority"], c["pods"], c["scheduled"], *(c[k] for k in causes),
+                     *([per.get(name, 0)] if kq else []), c["pending"], mean, p95,
                      f"{c['workLost']:.0f}")
-            for k, v in (("pods", c["pods"]), ("scheduled", c["scheduled"]),
-                         ("pre", pc["pre"]), ("evi", pc["evi"]), ("kq", pc["kq"]),
-                         ("pending", c["pending"])):
-                tot[k] += v
+            for k in ("pods", "scheduled", *causes, "pending"):
+                tot[k] += c[k]
+            tot["kq"] += per.get(name, 0)
             rows.append("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in cells)
                         + "</tr>")
         rows.append("<tr class='total'><td>all</td><td></td>" + "".join(
-            f"<td>{tot[k]}</td>" for k in ("pods", "scheduled", "pre", "evi",
+            f"<td>{tot[k]}</td>" for k in ("pods", "scheduled", *causes,
                                            *(["kq"] if kq else []), "pending"))
             + "<td></td><td></td><td></td></tr>")
-        head = ("PriorityClass", "priority", "pods", "scheduled", "preempted", "evicted",
+        head = ("PriorityClass", "priority", "pods", "scheduled", *causes,
                 *(["deleted by Kueue"] if kq else []), "pending at end", "mean pending (s)",
                 "p95 pending (s)", "work lost (pod-s)")
         table = ("<table id='classes'><caption>Pods per PriorityClass. scheduled: bound at "
-                 "least once; preempted: victims of scheduler preemption; evicted: kubelet "
-                 "admission, node pressure, scale-down or node removal; "
+                 "least once; preempted: victims of scheduler preemption; "
+                 "evictedKubeletAdmission, evictedNodePressure, evictedScaleDown, "
+                 "evictedNodeRemoved (shown when any): evicted by kubelet admission, by "
+                 "node pressure, by the Cluster Autoscaler's scale-down, lost with their "
+                 "node; "
                  + ("deleted by Kueue: pods of a workload Kueue preempted; " if kq else "")
                  + "pending: never bound by the end.</caption><tr>"
                  + "".join(f"<th>{h}</th>" for h in head)
                  + "</tr>" + "".join(rows) + "</table>")
         u = res.metrics["utilization"]
+        evicted = "".join(f"{tot[k]} {_SAID[k]}, " for k in causes[1:])
         header = (f"<p id='counts'>Queue: {html.escape(res.queue)}. Simulated {res.end:g} s, "
                   f"{res.processed} events, {res.attempts} scheduling attempts. Pods: "
-                  f"{tot['pods']} created, {tot['scheduled']} scheduled, {tot['pre']} "
-                  f"preempted by the scheduler, {tot['evi']} evicted, "
+                  f"{tot['pods']} created, {tot['scheduled']} scheduled, "
+                  f"{tot[m.BY_SCHEDULER]} preempted by the scheduler, {evicted}"
                   + (f"{tot['kq']} deleted by Kueue preemption, " if kq else "")
                   + f"{tot['pending']} "
                   f"pending at the end. Mean cpu utilisation {u['cpuMean'] * 100:.1f}%, "

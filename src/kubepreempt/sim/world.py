@@ -14,7 +14,7 @@ import itertools
 from dataclasses import replace
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.api.objects import Pod
+from kubepreempt.api.objects import Pod, Taint
 from kubepreempt.cluster import CPU, MEMORY, pdb_disruptions_allowed
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.sim import metrics as m
@@ -171,8 +171,12 @@ class World:
             for o in self.observers:
                 o.on_bound(pod)
 
-    def signal(self, pod: Pod, t: float, etype: str, detail: str, quiet: bool = False) -> bool:
-        """Send SIGTERM: the pod keeps its resources until it exits. False if already sent."""
+    def signal(self, pod: Pod, t: float, etype: str, detail: str, quiet: bool = False,
+               cause: str = "") -> bool:
+        """Send SIGTERM: the pod keeps its resources until it exits. False if already sent.
+
+        A ``preempted`` signal is the scheduler's; an ``evicted`` one names its ``cause``
+        (a :data:`~kubepreempt.sim.metrics.DISRUPTIONS` entry)."""
         if pod.terminating:
             return False
         rec = self.records[pod.key]
@@ -181,6 +185,7 @@ class World:
         rec.phase = "Terminating"
         if etype in (m.PREEMPTED, m.EVICTED):
             rec.preempted_at = t
+            rec.disruption = m.BY_SCHEDULER if etype == m.PREEMPTED else cause
             self.series.preemptions.append((t, pod.priority))
         plan = self.plans[pod.key]
         grace = float(pod.termination_grace_period)
@@ -198,6 +203,7 @@ class World:
         """Evict a running pod with grace period 0 (node-pressure eviction)."""
         rec = self.records[key]
         rec.preempted_at = self.kernel.now
+        rec.disruption = m.BY_NODE_PRESSURE
         self.series.preemptions.append((self.kernel.now, rec.pod.priority))
         self.remove_pod(key, m.EVICTED, "Failed", detail)
 
@@ -288,6 +294,16 @@ class World:
         c.node_changed()
         self.version += 1
 
+    def taint(self, name: str, taint: Taint) -> None:
+        """Add ``taint`` to node ``name`` (replacing one with the same key and effect)."""
+        c = self.cluster
+        idx = c.node_index[name]
+        node = c.nodes[idx]
+        kept = tuple(t for t in node.taints if (t.key, t.effect) != (taint.key, taint.effect))
+        c.nodes[idx] = replace(node, taints=(*kept, taint))
+        c.node_changed()
+        self.version += 1
+
     def remove_node(self, name: str) -> None:
         """The node leaves: its pods are deleted (observers clear nominations to it).
 
@@ -302,6 +318,7 @@ class World:
             rec = self.records[pod.key]
             if rec.phase == "Running" and rec.preempted_at is None:
                 rec.preempted_at = now
+                rec.disruption = m.BY_NODE_REMOVAL
             self.remove_pod(pod.key, m.EVICTED, "Failed", "node removed")
         self._alloc[0] -= int(cluster.alloc[idx, CPU])
         self._alloc[1] -= int(cluster.alloc[idx, MEMORY])
