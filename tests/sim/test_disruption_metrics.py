@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import node, pod, run
+from builders.sim import node, pod, run
 from test_node_pressure import SEED_EXAMPLE
 
 from kubepreempt.sim.metrics import DISRUPTIONS
