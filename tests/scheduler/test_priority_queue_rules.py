@@ -229,3 +229,21 @@ def test_settled_only_when_nothing_is_in_flight_active_or_backing_off() -> None:
     classic.requeue(q, 0.5, version=1)
     classic.attempt_done()
     assert q.where == "backoff" and not classic.settled(1)
+
+
+def test_activeq_orders_equal_priorities_by_the_last_timestamp() -> None:
+    """PrioritySort ``Less``: equal priorities by ``Timestamp``, which a failed attempt
+    resets (``AddUnschedulableIfNotPresent``). A pod that failed at 0.5 and came back at
+    the 2 s backoffQ flush pops before a pod added at 1.0. Kills ``super().add(pod,
+    None)`` (a pod added without its timestamp)."""
+    pq = PriorityQueue(UPSTREAM, _ns({}))
+    pq.add(_pod("a"), 0.0)
+    a = pq.pop(0.0)
+    assert a is not None
+    a.rejectors = FIT
+    pq.on_event(ClusterEvent(NODE_ADD, node=_node("4")), 0.5)
+    assert pq.requeue(a, 0.5, version=1)[0] == 2.0
+    pq.attempt_done()
+    pq.add(_pod("b"), 1.0)
+    pq.flush_backoff(2.0)
+    assert [pq.pop(2.0).pod.name, pq.pop(2.0).pod.name] == ["a", "b"]
