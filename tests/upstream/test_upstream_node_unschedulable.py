@@ -1,6 +1,6 @@
 """NodeUnschedulable: upstream's node_unschedulable_test.go TestNodeUnschedulable table.
 
-Not ported: TestIsSchedulableAfterNodeChange (queueing hints: scheduling-queue plumbing).
+TestIsSchedulableAfterNodeChange (the queueing hint) is in test_upstream_queueing_hints.py.
 """
 
 from __future__ import annotations

@@ -573,34 +573,52 @@ from kubepreempt.scheduler.queue.events import (  # noqa: E402
 )
 
 
-def _matches_all(terms: Iterable[PodAffinityTerm], other: Pod, ns: NsLabels) -> bool:
-    """Upstream ``podMatchesAllAffinityTerms`` (False for no terms)."""
+def _no_namespace_labels(_: str) -> Mapping[str, str]:
+    return {}
+
+
+def _hint_matches_all(terms: Iterable[PodAffinityTerm], other: Pod) -> bool:
+    """Upstream ``podMatchesAllAffinityTerms`` as the hints call it (False for no terms).
+
+    The hints match with ``nsLabels`` nil and terms whose namespaceSelector was not
+    merged into their namespaces, so a term selecting namespaces by a non-empty
+    namespaceSelector matches no pod here (kubernetes#141954, open).
+    """
     terms = tuple(terms)
-    return bool(terms) and all(term_matches(t, other, ns) for t in terms)
+    return bool(terms) and all(term_matches(t, other, _no_namespace_labels) for t in terms)
 
 
 def is_schedulable_after_pod_added(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
     """``isSchedulableAfterPodChange`` for an added pod: it matches all the pod's
     required affinity terms."""
+    assert ev.pod is not None
     aff = pod.affinity
-    return _matches_all(aff.pod_required if aff else (), ev.pod, ns)  # type: ignore[arg-type]
+    return _hint_matches_all(aff.pod_required if aff else (), ev.pod)
 
 
 def is_schedulable_after_pod_deleted(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
     """``isSchedulableAfterPodChange`` for a deleted pod: it matched all the pod's
-    required anti-affinity terms."""
+    required anti-affinity terms, or all its own required anti-affinity terms match the
+    pod (the two no longer repel each other, kubernetes#135325, 1.35)."""
+    deleted = ev.pod
+    assert deleted is not None
     aff = pod.affinity
-    return _matches_all(aff.anti_required if aff else (), ev.pod, ns)  # type: ignore[arg-type]
+    if _hint_matches_all(aff.anti_required if aff else (), deleted):
+        return True
+    theirs = deleted.affinity
+    return _hint_matches_all(theirs.anti_required if theirs else (), pod)
 
 
 def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
-    """``isSchedulableAfterNodeChange``: the node has the topology key of some required
-    (anti-)affinity term."""
+    """``isSchedulableAfterNodeChange`` for an added node: it has the topology key of a
+    required affinity term, or the pod has any required anti-affinity term (a new node
+    may be a domain free of the pods it repels, whatever its labels)."""
+    assert ev.node is not None
     aff = pod.affinity
-    terms = aff.pod_required if aff else ()
-    anti = aff.anti_required if aff else ()
-    labels = ev.node.labels  # type: ignore[union-attr]
-    return any(t.topology_key in labels for t in (*terms, *anti))
+    if aff is None:
+        return False
+    labels = ev.node.labels
+    return any(t.topology_key in labels for t in aff.pod_required) or bool(aff.anti_required)
 
 
 def events_to_register() -> dict[str, QueueingHint]:

@@ -55,10 +55,14 @@ _UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE
 
 
 def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
-    """``isSchedulableAfterNodeChange``: Queue if the node is schedulable or the pod
-    tolerates the unschedulable taint."""
+    """``isSchedulableAfterNodeChange``: Queue only if the added node is schedulable.
+
+    Upstream does not look at the pod's tolerations here: a pod that tolerates the
+    unschedulable taint is never rejected by this plugin (a toleration added later is
+    the UpdatePodToleration event, which the simulator does not produce).
+    """
     assert ev.node is not None
-    return not ev.node.unschedulable or tolerates_all(pod.tolerations, _UNSCHEDULABLE_TAINT)
+    return not ev.node.unschedulable
 
 
 def events_to_register() -> dict[str, QueueingHint]:
