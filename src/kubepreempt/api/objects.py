@@ -333,11 +333,12 @@ class Pod:
     scheduling_gates: tuple[str, ...] = ()  # spec.schedulingGates names
     source: Source = field(default_factory=Source)
     raw: Mapping[str, Any] = field(default_factory=dict)
+    # ``namespace/name``: stored, not a property, because every layer reads it (the
+    # snapshot, the queue, the simulator's records); names never change after creation.
+    key: str = field(init=False, default="")
 
-    @property
-    def key(self) -> str:
-        """``namespace/name``."""
-        return f"{self.namespace}/{self.name}"
+    def __post_init__(self) -> None:
+        self.key = f"{self.namespace}/{self.name}"
 
     @property
     def terminating(self) -> bool:
@@ -600,6 +601,7 @@ def _set_core(pod: Pod, core: tuple) -> None:
      pod.requests, pod.nonzero_cpu, pod.nonzero_memory, pod.qos, pod.kubelet_requests,
      pod.deletion_timestamp, pod.start_time, pod.creation_timestamp, pod.phase,
      pod.source, pod.raw) = core
+    pod.key = f"{pod.namespace}/{pod.name}"
 
 
 def _set_lazy(pod: Pod, values: tuple) -> None:

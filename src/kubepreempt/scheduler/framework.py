@@ -88,10 +88,38 @@ class CycleState:
         return CycleState(self.pod, self.cluster, self.request, data, self.node_names)
 
 
+def _hooks(cls: type) -> frozenset[str]:
+    """The optional extension points ``cls`` implements, as upstream's framework keeps a
+    list per extension point of the plugins that implement it: the runner calls only
+    these (the defaults return a constant, so skipping them changes nothing)."""
+    out = set()
+    if issubclass(cls, FilterPlugin):
+        if cls.pre_filter is not FilterPlugin.pre_filter:
+            out.add("pre_filter")
+        if cls.relevant is not FilterPlugin.relevant:
+            out.add("relevant")
+    score_base = globals().get("ScorePlugin")  # not yet defined for the filter bases above it
+    if score_base is not None and issubclass(cls, score_base):
+        if cls.pre_score is not ScorePlugin.pre_score:
+            out.add("pre_score")
+        # score_relevant's default is ScorePlugin.relevant (True) for a plugin that also
+        # filters, else its own relevant().
+        if cls.score_relevant is not ScorePlugin.score_relevant or (
+                not issubclass(cls, FilterPlugin) and cls.relevant is not ScorePlugin.relevant):
+            out.add("score_relevant")
+    return frozenset(out)
+
+
 class FilterPlugin(ABC):
     """Base class of filter plugins. Subclasses set ``name`` and implement ``filter``."""
 
     name = "Filter"
+    #: Optional extension points this class implements (:func:`_hooks`).
+    hooks: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.hooks = _hooks(cls)
 
     def pre_filter(self, state: CycleState) -> Status | None:
         """Compute per-pod data into ``state.data``; a status here rejects every node."""
@@ -176,6 +204,12 @@ class ScorePlugin(ABC):
 
     name = "Score"
     weight = 1
+    #: Optional extension points this class implements (:func:`_hooks`).
+    hooks: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.hooks = _hooks(cls)
 
     def pre_score(self, state: CycleState, nodes: np.ndarray) -> None:
         """Compute per-pod scoring data (optional)."""

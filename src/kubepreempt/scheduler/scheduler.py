@@ -111,9 +111,10 @@ class Scheduler:
             state.data[IGNORED_KEY] = ignored
         active = []
         for plugin in self.profile.filters:
-            if not plugin.relevant(state):
+            hooks = plugin.hooks
+            if "relevant" in hooks and not plugin.relevant(state):
                 continue
-            status = plugin.pre_filter(state)
+            status = plugin.pre_filter(state) if "pre_filter" in hooks else None
             if status is not None and status.code != Code.SUCCESS:
                 if status.code == Code.SKIP:
                     continue

@@ -19,9 +19,11 @@ def score(scorers: list[ScorePlugin], state: CycleState,
     """Weighted, normalised score per plugin over ``feasible`` nodes."""
     out: dict[str, np.ndarray] = {}
     for plugin in scorers:
-        if not plugin.score_relevant(state):
+        hooks = plugin.hooks
+        if "score_relevant" in hooks and not plugin.score_relevant(state):
             continue
-        plugin.pre_score(state, feasible)
+        if "pre_score" in hooks:
+            plugin.pre_score(state, feasible)
         out[plugin.name] = plugin.score(state, feasible) * plugin.weight
     return out
 

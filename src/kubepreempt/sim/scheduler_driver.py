@@ -81,7 +81,7 @@ class SchedulerDriver(Actor):
         pod.nominated_node_name = ""
         if self.nominations and nominated in self.cluster.node_index:
             self.world.nominate(pod, nominated)  # status.nominatedNodeName is honoured
-        self.queue.add(pod, self.world.now)
+        self.queue.add(pod, self.kernel.now)
 
     def on_withdrawn(self, pod: Pod) -> None:
         self.queue.done(pod.key)
@@ -113,7 +113,7 @@ class SchedulerDriver(Actor):
         rec.pod.scheduling_gates = ()
         world.version += 1
         world.record(m.UNGATED, key)
-        self._wake(self.queue.gates_removed(rec.pod, world.now))
+        self._wake(self.queue.gates_removed(rec.pod, self.kernel.now))
 
     # ---- queue moves ----
     def _wake(self, times: list[float] | float | None) -> None:
@@ -127,25 +127,25 @@ class SchedulerDriver(Actor):
 
     def _cluster_event(self, ev: ClusterEvent) -> None:
         """A cluster event that may make pending pods schedulable."""
-        self._wake(self.queue.on_event(ev, self.world.now))
+        self._wake(self.queue.on_event(ev, self.kernel.now))
 
     def _clear_nomination(self, pod: Pod, detail: str) -> None:
         self.world.clear_nomination(pod, detail)
-        self._wake(self.queue.nomination_cleared(pod.key, self.world.now))
+        self._wake(self.queue.nomination_cleared(pod.key, self.kernel.now))
 
     def _on_backoff(self, t: float) -> None:
         self._wakes.discard(t)
-        self.queue.flush_backoff(self.world.now)
+        self.queue.flush_backoff(self.kernel.now)
 
     def _on_flush(self, t: float) -> None:
         """Upstream's 30-s ``flushUnschedulablePodsLeftover`` tick (only ticks that move a
         pod are simulated: each pool pod schedules the first tick that would move it)."""
         self._flush_ticks.discard(t)
-        self._wake(self.queue.flush_leftover_pods(self.world.now))
+        self._wake(self.queue.flush_leftover_pods(self.kernel.now))
 
     def _requeue(self, q: QueuedPod) -> None:
         """A failed attempt: back to the queue, with the pool flush that would move it."""
-        wake, flush = self.queue.requeue(q, self.world.now, self.world.version)
+        wake, flush = self.queue.requeue(q, self.kernel.now, self.world.version)
         self._wake(wake)
         if flush is not None and flush not in self._flush_ticks:
             self._flush_ticks.add(flush)
@@ -156,20 +156,20 @@ class SchedulerDriver(Actor):
         self._kick_pending = False
         if self.queue.in_flight is not None:
             return
-        q = self.queue.pop(self.world.now)
+        q = self.queue.pop(self.kernel.now)
         if q is None:
             return
         self.attempts += 1
         if self.latency == 0:
             self._on_cycle(q)
         else:
-            self.kernel.schedule(self.world.now + self.latency, Priority.CYCLE,
+            self.kernel.schedule(self.kernel.now + self.latency, Priority.CYCLE,
                                  self._on_cycle, q)
 
     def _on_cycle(self, q: QueuedPod) -> None:
         self.queue.attempt_done()
         world = self.world
-        pod, t = q.pod, world.now
+        pod, t = q.pod, self.kernel.now
         rec = world.records[pod.key]
         if rec.phase != "Pending":
             return
