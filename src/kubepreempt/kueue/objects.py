@@ -417,12 +417,37 @@ def parse_workload_priority_class(obj: RawObject) -> WorkloadPriorityClass:
 
 @dataclass(frozen=True, slots=True)
 class KueueConfig:
-    """The parts of ``config.kueue.x-k8s.io/v1beta1`` Configuration the decisions use."""
+    """The parts of a ``config.kueue.x-k8s.io`` Configuration (v1beta1 or v1beta2) the
+    decisions use."""
 
     fair_sharing: bool = False
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     lending_limit: bool = False  # the LendingLimit feature gate (alpha, off, in v0.7)
     semantics: Semantics = SEMANTICS[V0_7]
+
+
+CONFIG_V1BETA2 = "config.kueue.x-k8s.io/v1beta2"
+
+
+def _fair_sharing_enabled(obj: RawObject) -> bool:
+    """Whether fair sharing is on, as Kueue reads the Configuration's version.
+
+    ``config.kueue.x-k8s.io/v1beta2`` has no ``enable`` field: fair sharing is on when the
+    ``fairSharing`` block is present (``fairsharing.Enabled(pfs) = pfs != nil``); v1beta1's
+    conversion drops the block unless ``enable: true``."""
+    if "fairSharing" not in obj.body or obj.body.get("fairSharing") is None:
+        return False
+    if obj.body.get("apiVersion") == CONFIG_V1BETA2:
+        fs = _map(obj.body.get("fairSharing"), "fairSharing")
+        # Kueue decodes its Configuration strictly and validates the v1beta2 block.
+        if "enable" in fs:
+            raise ValueError("fairSharing.enable is not a v1beta2 field: fair sharing is on "
+                             "when the fairSharing block is present; remove the block to "
+                             "turn it off")
+        if not fs.get("preemptionStrategies"):
+            raise ValueError("fairSharing.preemptionStrategies: must be specified")
+        return True
+    return bool(_map(obj.body.get("fairSharing"), "fairSharing").get("enable"))
 
 
 def parse_configuration(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) -> KueueConfig:
@@ -440,7 +465,7 @@ def parse_configuration(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
                              "supported; use [LessThanOrEqualToFinalShare], "
                              "[LessThanInitialShare] or both in that order")
         gates = _map(obj.body.get("featureGates"), "featureGates")
-        return KueueConfig(bool(fs.get("enable")), strategies or DEFAULT_STRATEGIES,
+        return KueueConfig(_fair_sharing_enabled(obj), strategies or DEFAULT_STRATEGIES,
                            bool(gates.get("LendingLimit", semantics.lending_limit_default)),
                            semantics)
 
