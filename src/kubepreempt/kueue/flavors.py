@@ -254,6 +254,9 @@ class FlavorAssigner:
             for res in sorted(ps_res.requests):
                 if psa.flavors is not None and res in psa.flavors:
                     continue  # assigned together with its resource group
+                if (self.semantics.skip_zero_undeclared and ps_res.requests[res] == 0
+                        and self.cq.spec.group_for(res) is None):
+                    continue  # a zero request needs no flavor (issue #8079)
                 try:
                     flavors, reasons, fits = self._find(i, ps_res, res, usage)
                 except _AffinityParseError as exc:

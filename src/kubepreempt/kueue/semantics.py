@@ -66,6 +66,9 @@ class Semantics:
     # Flavor assignment asks the preemption oracle per flavor (a flavor whose preemption
     # finds no targets loses to later flavors under whenCanPreempt: TryNextFlavor).
     flavor_preemption_oracle: bool
+    # A zero request for a resource no resource group covers needs no flavor
+    # (``assignFlavors``, issue #8079, #8863); v0.7 failed it as "unavailable".
+    skip_zero_undeclared: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -75,7 +78,7 @@ SEMANTICS: dict[str, Semantics] = {
                     available_quota=False, flavor_own_label_keys=False,
                     classified_preemption=False, detailed_preempted_condition=False,
                     fair_sharing_tree=False, usage_of_undeclared=False,
-                    flavor_preemption_oracle=False),
+                    flavor_preemption_oracle=False, skip_zero_undeclared=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -83,7 +86,7 @@ SEMANTICS: dict[str, Semantics] = {
                        available_quota=True, flavor_own_label_keys=True,
                        classified_preemption=True, detailed_preempted_condition=True,
                        fair_sharing_tree=True, usage_of_undeclared=True,
-                       flavor_preemption_oracle=True),
+                       flavor_preemption_oracle=True, skip_zero_undeclared=True),
 }
 
 
