@@ -386,16 +386,13 @@ class FlavorAssigner:
             return (G_FIT, level), []
         why = [f"insufficient unused quota for {res} in flavor {flavor}, "
                f"{format_amount(res, val - available)} more needed"]
-        if (q.nominal >= val or may_reclaim or self.can_preempt_within_cluster_queue()
-                or self.can_preempt_while_borrowing()):
+        # Only then are victims looked for: a borrowing request may not preempt inside
+        # its own ClusterQueue unless it may preempt while borrowing.
+        if q.nominal >= val or may_reclaim or self.can_preempt_while_borrowing():
             if self.oracle is None:
                 return (G_PREEMPT, level), why
             return self.oracle(fr, val), why
         return (G_NO_FIT, level), why
-
-    def can_preempt_within_cluster_queue(self) -> bool:
-        """withinClusterQueue is not Never."""
-        return self.cq.spec.preemption.within_cluster_queue != NEVER
 
     def _try_next(self, mode: Mode, needs_borrowing: bool) -> bool:
         """``shouldTryNextFlavor``."""
