@@ -51,7 +51,7 @@ from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
 from kubepreempt.manifests import Documents, reading
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-         "Workload", "Configuration", "PriorityClass")
+         "Workload", "Configuration", "PriorityClass", "Namespace")
 
 
 @dataclass(slots=True)
@@ -65,6 +65,8 @@ class KueueInputs:
     workloads: dict[str, Workload] = field(default_factory=dict)
     config: KueueConfig = field(default_factory=KueueConfig)
     cohorts: dict[str, Cohort] = field(default_factory=dict)
+    # Namespace -> labels, for the ClusterQueues' namespaceSelector.
+    namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def semantics(self) -> Semantics:
@@ -99,6 +101,9 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
         with reading(obj):
             wpc = parse_workload_priority_class(obj)
         out.priority_classes[wpc.name] = wpc
+    for obj in docs.of("Namespace"):
+        labels = (obj.body.get("metadata") or {}).get("labels") or {}
+        out.namespaces[obj.name] = {str(k): str(v) for k, v in dict(labels).items()}
     pod_classes: dict[str, int] = {}
     for obj in docs.of("PriorityClass"):
         with reading(obj):
@@ -238,7 +243,7 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         return d
     others = [w for k, w in inputs.workloads.items() if k != key]
     snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config,
-                    inputs.cohorts)
+                    inputs.cohorts, inputs.namespaces)
     info = workload_info(wl, lq.cluster_queue)
     e = nominate(info, wl.pod_sets, snap, inputs.flavors, now, d.trace)
     d.message = e.message

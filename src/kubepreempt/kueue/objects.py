@@ -20,7 +20,7 @@ from kubepreempt.api.fields import as_mapping as _map
 from kubepreempt.api.objects import Taint, Toleration, parse_time, resource_list
 from kubepreempt.api.quantity import QuantityError, canonical, format_amount
 from kubepreempt.api.resources import Container, pod_requests
-from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.api.selectors import LabelSelector, NodeSelectorTerm, SelectorError
 from kubepreempt.apimachinery.field import invalid
 from kubepreempt.kueue.semantics import SEMANTICS, V0_7, Semantics
 from kubepreempt.manifests import RawObject
@@ -187,6 +187,13 @@ class ClusterQueue:
     fair_weight_milli: int = 1000
     stopped: bool = False
     source: Source = field(default_factory=Source)
+    # spec.namespaceSelector; None when absent (see docs/CONFORMANCE.md: upstream reads an
+    # absent selector as "no namespace", kubepreempt as every namespace).
+    namespace_selector: LabelSelector | None = None
+
+    def admits_namespace(self, labels: Mapping[str, str]) -> bool:
+        """Whether a namespace with ``labels`` may submit workloads to this queue."""
+        return self.namespace_selector is None or self.namespace_selector.matches(labels)
 
     def group_for(self, resource: str) -> ResourceGroup | None:
         """The resource group covering ``resource`` (None when not covered)."""
@@ -345,9 +352,17 @@ def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
             fair_weight_milli=weight,
             stopped=stop != "None",
             source=obj.source,
+            namespace_selector=_namespace_selector(spec.get("namespaceSelector")),
         )
 
     return _guard(obj, "ClusterQueue", build)
+
+
+def _namespace_selector(raw: Any) -> LabelSelector | None:
+    try:
+        return LabelSelector.parse(raw)
+    except SelectorError as exc:
+        raise ValueError(f"spec.namespaceSelector: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

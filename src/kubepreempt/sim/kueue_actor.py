@@ -7,7 +7,8 @@ queue (:class:`~kubepreempt.kueue.queue_manager.QueueManager`). Each Kueue sched
 cycle pops the head of every ClusterQueue with pending workloads and runs Kueue's
 scheduler on them (:mod:`kubepreempt.kueue.scheduler`: nomination, order, admit or
 preempt); the heads not admitted are requeued per queueing strategy. A head that is not
-nominated (inactive ClusterQueue, resource validation failed) is reported once as
+nominated (inactive ClusterQueue, namespace excluded by the ClusterQueue's
+``namespaceSelector``, resource validation failed) is reported once as
 ``inadmissible`` with the reason.
 
 The loop backs off as ``wait.UntilWithBackoff`` (1 ms doubling to 100 ms after a cycle
@@ -127,7 +128,7 @@ class KueueActor(Actor):
             obj.name: list((obj.body.get("spec") or {}).get("tolerations") or [])
             for obj in docs.of("ResourceFlavor")}
         self.snap = Snapshot(self.inputs.cluster_queues.values(), self.inputs.flavors, [],
-                             self.inputs.config, self.inputs.cohorts)
+                             self.inputs.config, self.inputs.cohorts, self.inputs.namespaces)
         self.workloads: dict[str, SimWorkload] = {}
         self.arrivals: list[tuple[float, SimWorkload]] = []
         self.pod_owner: dict[str, SimWorkload] = {}
