@@ -120,6 +120,9 @@ class Assignment:
 
     pod_sets: list[PodSetAssignment] = field(default_factory=list)
     borrowing: bool = False
+    # Upstream ``Borrows()``: how far up the cohort tree it borrows (0: within its own
+    # quota; v0.7: 1 when borrowing), the highest level among its flavors.
+    borrow_level: int = 0
 
     @property
     def mode(self) -> Mode:
@@ -275,6 +278,7 @@ class FlavorAssigner:
             out.pod_sets.append(psa)
             for res, fa in (psa.flavors or {}).items():
                 out.borrowing = out.borrowing or fa.borrow > 0
+                out.borrow_level = max(out.borrow_level, fa.borrow)
                 usage.setdefault(fa.name, {})
                 usage[fa.name][res] = usage[fa.name].get(res, 0) + ps_res.requests[res]
             if psa.error is not None or (ps_res.requests and not psa.flavors):
