@@ -62,3 +62,19 @@ def test_v1beta1_enable_defaults_both_strategies() -> None:
 def test_v1beta2_block_is_validated_like_upstream(fair_sharing, needle) -> None:
     with pytest.raises(InputError, match=needle):
         _config({"apiVersion": V1BETA2, "fairSharing": fair_sharing})
+
+
+@pytest.mark.parametrize("version", [V1BETA1, V1BETA2])
+def test_requeuing_strategy_is_a_one_line_warning(capsys, version) -> None:
+    _config({"apiVersion": version, "waitForPodsReady": {
+        "timeout": "5m", "requeuingStrategy": {"timestamp": "Eviction",
+                                               "backoffLimitCount": 5}}})
+    err = capsys.readouterr().err
+    assert err == ("warning: config.yaml, document 1: Configuration "
+                   "waitForPodsReady.requeuingStrategy is ignored: PodsReady-timeout "
+                   "evictions and their requeuing are not modelled\n")
+
+
+def test_no_warning_without_requeuing_strategy(capsys) -> None:
+    _config({"apiVersion": V1BETA2, "waitForPodsReady": {"timeout": "5m"}})
+    assert capsys.readouterr().err == ""

@@ -9,6 +9,7 @@ targets), the same nomination the simulator's cycles run.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,6 +119,8 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
     elif configs:
         with reading(configs[0]):
             out.config = parse_configuration(configs[0], sem)
+        for what in out.config.ignored:
+            print(f"warning: {configs[0].source}: Configuration {what}", file=sys.stderr)
     else:
         out.config = KueueConfig(lending_limit=sem.lending_limit_default, semantics=sem)
 

@@ -439,6 +439,8 @@ class KueueConfig:
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     lending_limit: bool = False  # the LendingLimit feature gate (alpha, off, in v0.7)
     semantics: Semantics = SEMANTICS[V0_7]
+    # Settings read but not modelled, each a one-line warning for the user.
+    ignored: tuple[str, ...] = ()
 
 
 CONFIG_V1BETA2 = "config.kueue.x-k8s.io/v1beta2"
@@ -480,9 +482,13 @@ def parse_configuration(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
                              "supported; use [LessThanOrEqualToFinalShare], "
                              "[LessThanInitialShare] or both in that order")
         gates = _map(obj.body.get("featureGates"), "featureGates")
+        ready = _map(obj.body.get("waitForPodsReady"), "waitForPodsReady")
+        ignored = ("waitForPodsReady.requeuingStrategy is ignored: PodsReady-timeout "
+                   "evictions and their requeuing are not modelled",) \
+            if ready.get("requeuingStrategy") is not None else ()
         return KueueConfig(_fair_sharing_enabled(obj), strategies or DEFAULT_STRATEGIES,
                            bool(gates.get("LendingLimit", semantics.lending_limit_default)),
-                           semantics)
+                           semantics, ignored)
 
     if not obj.name:  # a Configuration has no metadata.name; don't require one
         obj = RawObject(obj.kind, {**obj.body, "metadata": {"name": "config"}}, obj.source)
