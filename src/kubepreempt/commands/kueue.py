@@ -1,4 +1,4 @@
-"""``kubepreempt kueue``: what Kueue (current, or v0.7 on request) does with one workload."""
+"""``kubepreempt kueue``: what Kueue (0.20, or v0.7 on request) does with one workload."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def register(app: typer.Typer) -> None:
                                                 help="Time used as "
                                                 "'now' (conditions, ordering).")] = None,
         kueue_version: Annotated[str, typer.Option(
-            "--kueue-version", help="Kueue release whose rules apply: current or v0.7.")]
+            "--kueue-version", help="Kueue release whose rules apply: 0.20 (alias current) "
+            "or v0.7.")]
         = CURRENT,
     ) -> None:
         """Decide what Kueue does with a workload: admit, preempt or pending."""
