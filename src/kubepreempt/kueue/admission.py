@@ -19,6 +19,7 @@ from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, Mode
+from kubepreempt.kueue.jobs import is_queued_job, job_workload_body
 from kubepreempt.kueue.nomination import admitted_info, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -49,10 +50,10 @@ from kubepreempt.kueue.quota import (
     workload_info,
 )
 from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
-from kubepreempt.manifests import Documents, reading
+from kubepreempt.manifests import Documents, RawObject, reading
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-         "Workload", "Configuration", "PriorityClass", "Namespace")
+         "Workload", "Configuration", "PriorityClass", "Namespace", "Job")
 
 
 @dataclass(slots=True)
@@ -68,6 +69,8 @@ class KueueInputs:
     cohorts: dict[str, Cohort] = field(default_factory=dict)
     # Namespace -> labels, for the ClusterQueues' namespaceSelector.
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A queued Job's namespace/name -> the key of the Workload derived for it.
+    job_workloads: dict[str, str] = field(default_factory=dict)
 
     @property
     def semantics(self) -> Semantics:
@@ -131,10 +134,24 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
             return pod_classes[name]
         raise ValueError(f"unknown priority class {name!r} (spec.priorityClassName)")
 
+    owned: set[tuple[str, str]] = set()  # Jobs whose Workload is among the inputs
     for obj in docs.of("Workload"):
         with reading(obj):
             wl = parse_workload(obj, resolve, sem)
         out.workloads[wl.key] = wl
+        for ref in (obj.body.get("metadata") or {}).get("ownerReferences") or []:
+            if isinstance(ref, dict) and ref.get("kind") == "Job":
+                owned.add((wl.namespace, str(ref.get("name"))))
+    for obj in docs.of("Job"):
+        namespace = obj.namespace or "default"
+        if not is_queued_job(obj) or (namespace, obj.name) in owned:
+            continue
+        with reading(obj):
+            wl = parse_workload(RawObject("Workload", job_workload_body(obj), obj.source),
+                                resolve, sem)
+        wl.job_uid = obj.name
+        out.workloads[wl.key] = wl
+        out.job_workloads[f"{namespace}/{obj.name}"] = wl.key
     return out
 
 
@@ -223,6 +240,8 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     """Decide what Kueue (the inputs' release) does with workload ``key``
     (``namespace/name``) at ``now`` (default: the current time)."""
     now = time.time() if now is None else now
+    if key not in inputs.workloads:  # a queued Job names its Workload
+        key = inputs.job_workloads.get(key, key)
     wl = inputs.workloads.get(key)
     if wl is None:
         raise InputError(f"workload {key} not found in the input", kind="Workload", name=key)
