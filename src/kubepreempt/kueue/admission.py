@@ -53,7 +53,10 @@ from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
 from kubepreempt.manifests import Documents, RawObject, reading
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-         "Workload", "Configuration", "PriorityClass", "Namespace", "Job")
+         "Workload", "Configuration", "PriorityClass", "Namespace")
+# Read from files too: queued batch/v1 Jobs (a live cluster's Jobs are not listed; their
+# Workloads are).
+FILE_KINDS = (*KINDS, "Job")
 
 
 @dataclass(slots=True)

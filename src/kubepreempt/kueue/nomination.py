@@ -72,7 +72,9 @@ def nominate(info: WorkloadInfo, pod_sets: tuple[PodSet, ...], snap: Snapshot,
         e.message = f"ClusterQueue {cq} is inactive: {snap.inactive[cq]}"
         e.reason = INACTIVE
         return e
-    if not snap.cqs[cq].spec.admits_namespace(snap.namespace_labels(info.obj.namespace)):
+    spec = snap.cqs[cq].spec
+    if spec.namespace_selector is not None and not spec.admits_namespace(
+            snap.namespace_labels(info.obj.namespace)):
         # ValidateAdmissibility: QuotaReserved=False, reason Misconfigured.
         e.message = NAMESPACE_MISMATCH
         e.reason = MISCONFIGURED
