@@ -88,3 +88,36 @@ def test_entries_with_overlapping_targets_preempt_once() -> None:
     assert (wb.status, wb.message) == (SKIPPED, OVERLAPPING_TARGETS)
     assert snap.cqs["a"].used("default", "cpu") == 0  # assumed usage undone
     assert snap.cqs["c"].used("default", "cpu") == 4000  # v leaves when evicted, not here
+
+
+def test_in_a_hierarchical_cohort_borrowing_less_is_scheduled_first() -> None:
+    # Upstream TestSchedule "in a hierarchical cohort, workload borrowing less is scheduled
+    # first": guaranteed borrows from its own cohort (level 1), best-effort from the root
+    # (level 2). The lower level goes first although best-effort has the higher priority;
+    # best-effort then no longer fits.
+    def cohort(name: str, parent: str = "", cpu: str = "") -> dict:
+        spec: dict = {"parentName": parent} if parent else {}
+        if cpu:
+            spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [
+                {"name": "default", "resources": [{"name": "cpu", "nominalQuota": cpu}]}]}]
+        return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
+                "metadata": {"name": name}, "spec": spec}
+
+    def cq2(name: str, cohort_name: str) -> dict:
+        obj = cq(name, [("default", {"cpu": "0"})])
+        obj["apiVersion"] = "kueue.x-k8s.io/v1beta2"
+        obj["spec"]["cohortName"] = cohort_name
+        return obj
+
+    objs = [F, cohort("root"), cohort("guaranteed", "root", "4"),
+            cq2("guaranteed", "guaranteed"), cq2("best-effort", "root"),
+            wl("guaranteed", {"cpu": "4"}, priority=0, queue="guaranteed"),
+            wl("best-effort", {"cpu": "4"}, priority=3, queue="best-effort")]
+    _, _, entries, admitted, preempting = _cycle(objs, ["best-effort", "guaranteed"])
+    assert admitted == ["guaranteed"]
+    assert preempting == []
+    by_name = {e.info.obj.name: e for e in entries}
+    assert by_name["guaranteed"].assignment.borrow_level == 1
+    assert by_name["best-effort"].assignment.borrow_level == 2
+    assert by_name["best-effort"].message == \
+        "Workload no longer fits after processing another workload"

@@ -1,4 +1,4 @@
-"""``kubepreempt kueue``: what Kueue (current, or v0.7 on request) does with one workload."""
+"""``kubepreempt kueue``: what Kueue (0.20, or v0.7 on request) does with one workload."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.kueue.admission import KINDS, Decision, decide, load_inputs
+from kubepreempt.kueue.admission import FILE_KINDS, KINDS, Decision, decide, load_inputs
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.release_options import kube_release, modelled_json
@@ -83,7 +83,8 @@ def register(app: typer.Typer) -> None:
                                                 help="Time used as "
                                                 "'now' (conditions, ordering).")] = None,
         kueue_version: Annotated[str, typer.Option(
-            "--kueue-version", help="Kueue release whose rules apply: current or v0.7.")]
+            "--kueue-version", help="Kueue release whose rules apply: 0.20 (alias current) "
+            "or v0.7.")]
         = CURRENT,
     ) -> None:
         """Decide what Kueue does with a workload: admit, preempt or pending."""
@@ -95,8 +96,8 @@ def register(app: typer.Typer) -> None:
         sem = semantics_for(kueue_version)
         with loading("reading the manifests", output):
             docs = load_input(files)
-        docs.warn_unused(KINDS if sem.hierarchical_cohorts
-                         else tuple(k for k in KINDS if k != "Cohort"))
+        docs.warn_unused(FILE_KINDS if sem.hierarchical_cohorts
+                         else tuple(k for k in FILE_KINDS if k != "Cohort"))
         d = decide(load_inputs(docs, version=sem.version), qualify(workload, "--workload"), when)
         out: dict[str, Any] = {**d.to_json(), "modelled": modelled_json(sem.version)}
         if explain:

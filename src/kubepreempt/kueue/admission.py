@@ -9,6 +9,7 @@ targets), the same nomination the simulator's cycles run.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, Mode
+from kubepreempt.kueue.jobs import is_queued_job, job_workload_body
 from kubepreempt.kueue.nomination import admitted_info, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -48,10 +50,13 @@ from kubepreempt.kueue.quota import (
     workload_info,
 )
 from kubepreempt.kueue.semantics import CURRENT, Semantics, semantics_for
-from kubepreempt.manifests import Documents, reading
+from kubepreempt.manifests import Documents, RawObject, reading
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-         "Workload", "Configuration", "PriorityClass")
+         "Workload", "Configuration", "PriorityClass", "Namespace")
+# Read from files too: queued batch/v1 Jobs (a live cluster's Jobs are not listed; their
+# Workloads are).
+FILE_KINDS = (*KINDS, "Job")
 
 
 @dataclass(slots=True)
@@ -65,6 +70,10 @@ class KueueInputs:
     workloads: dict[str, Workload] = field(default_factory=dict)
     config: KueueConfig = field(default_factory=KueueConfig)
     cohorts: dict[str, Cohort] = field(default_factory=dict)
+    # Namespace -> labels, for the ClusterQueues' namespaceSelector.
+    namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A queued Job's namespace/name -> the key of the Workload derived for it.
+    job_workloads: dict[str, str] = field(default_factory=dict)
 
     @property
     def semantics(self) -> Semantics:
@@ -99,6 +108,9 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
         with reading(obj):
             wpc = parse_workload_priority_class(obj)
         out.priority_classes[wpc.name] = wpc
+    for obj in docs.of("Namespace"):
+        labels = (obj.body.get("metadata") or {}).get("labels") or {}
+        out.namespaces[obj.name] = {str(k): str(v) for k, v in dict(labels).items()}
     pod_classes: dict[str, int] = {}
     for obj in docs.of("PriorityClass"):
         with reading(obj):
@@ -113,6 +125,8 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
     elif configs:
         with reading(configs[0]):
             out.config = parse_configuration(configs[0], sem)
+        for what in out.config.ignored:
+            print(f"warning: {configs[0].source}: Configuration {what}", file=sys.stderr)
     else:
         out.config = KueueConfig(lending_limit=sem.lending_limit_default, semantics=sem)
 
@@ -123,10 +137,24 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
             return pod_classes[name]
         raise ValueError(f"unknown priority class {name!r} (spec.priorityClassName)")
 
+    owned: set[tuple[str, str]] = set()  # Jobs whose Workload is among the inputs
     for obj in docs.of("Workload"):
         with reading(obj):
             wl = parse_workload(obj, resolve, sem)
         out.workloads[wl.key] = wl
+        for ref in (obj.body.get("metadata") or {}).get("ownerReferences") or []:
+            if isinstance(ref, dict) and ref.get("kind") == "Job":
+                owned.add((wl.namespace, str(ref.get("name"))))
+    for obj in docs.of("Job"):
+        namespace = obj.namespace or "default"
+        if not is_queued_job(obj) or (namespace, obj.name) in owned:
+            continue
+        with reading(obj):
+            wl = parse_workload(RawObject("Workload", job_workload_body(obj), obj.source),
+                                resolve, sem)
+        wl.job_uid = obj.name
+        out.workloads[wl.key] = wl
+        out.job_workloads[f"{namespace}/{obj.name}"] = wl.key
     return out
 
 
@@ -215,6 +243,8 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
     """Decide what Kueue (the inputs' release) does with workload ``key``
     (``namespace/name``) at ``now`` (default: the current time)."""
     now = time.time() if now is None else now
+    if key not in inputs.workloads:  # a queued Job names its Workload
+        key = inputs.job_workloads.get(key, key)
     wl = inputs.workloads.get(key)
     if wl is None:
         raise InputError(f"workload {key} not found in the input", kind="Workload", name=key)
@@ -238,7 +268,7 @@ def decide(inputs: KueueInputs, key: str, now: float | None = None) -> Decision:
         return d
     others = [w for k, w in inputs.workloads.items() if k != key]
     snap = Snapshot(inputs.cluster_queues.values(), inputs.flavors, others, inputs.config,
-                    inputs.cohorts)
+                    inputs.cohorts, inputs.namespaces)
     info = workload_info(wl, lq.cluster_queue)
     e = nominate(info, wl.pod_sets, snap, inputs.flavors, now, d.trace)
     d.message = e.message

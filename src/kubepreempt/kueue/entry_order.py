@@ -1,7 +1,8 @@
 """The order in which a Kueue scheduling cycle considers the nominated heads.
 
-``classical`` (upstream ``makeClassicalIterator``): not borrowing first, higher priority,
-then older queue-order time. With fair sharing, current Kueue runs a tournament per
+``classical`` (upstream ``makeClassicalIterator``): the lower borrowing level first (how
+far up the cohort tree the entry borrows; 0 within its own quota), higher priority, then
+older queue-order time. With fair sharing, current Kueue runs a tournament per
 cohort tree (``fair_sharing_iterator.go``): every child of a cohort nominates one entry,
 the child whose dominant resource share *after admitting its entry* is lowest wins (ties:
 higher priority, then older); the root's winner is considered next, and shares are
@@ -50,7 +51,7 @@ def classical_key(order_time: OrderTime) -> Callable[[Entry], tuple]:
 
     def key(e: Entry) -> tuple:
         assert e.assignment is not None
-        return (e.assignment.borrowing, -e.priority, order_time(e.info))
+        return (e.assignment.borrow_level, -e.priority, order_time(e.info))
 
     return key
 

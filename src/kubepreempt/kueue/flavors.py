@@ -120,6 +120,9 @@ class Assignment:
 
     pod_sets: list[PodSetAssignment] = field(default_factory=list)
     borrowing: bool = False
+    # Upstream ``Borrows()``: how far up the cohort tree it borrows (0: within its own
+    # quota; v0.7: 1 when borrowing), the highest level among its flavors.
+    borrow_level: int = 0
 
     @property
     def mode(self) -> Mode:
@@ -254,6 +257,9 @@ class FlavorAssigner:
             for res in sorted(ps_res.requests):
                 if psa.flavors is not None and res in psa.flavors:
                     continue  # assigned together with its resource group
+                if (self.semantics.skip_zero_undeclared and ps_res.requests[res] == 0
+                        and self.cq.spec.group_for(res) is None):
+                    continue  # a zero request needs no flavor (issue #8079)
                 try:
                     flavors, reasons, fits = self._find(i, ps_res, res, usage)
                 except _AffinityParseError as exc:
@@ -272,6 +278,7 @@ class FlavorAssigner:
             out.pod_sets.append(psa)
             for res, fa in (psa.flavors or {}).items():
                 out.borrowing = out.borrowing or fa.borrow > 0
+                out.borrow_level = max(out.borrow_level, fa.borrow)
                 usage.setdefault(fa.name, {})
                 usage[fa.name][res] = usage[fa.name].get(res, 0) + ps_res.requests[res]
             if psa.error is not None or (ps_res.requests and not psa.flavors):
@@ -383,16 +390,13 @@ class FlavorAssigner:
             return (G_FIT, level), []
         why = [f"insufficient unused quota for {res} in flavor {flavor}, "
                f"{format_amount(res, val - available)} more needed"]
-        if (q.nominal >= val or may_reclaim or self.can_preempt_within_cluster_queue()
-                or self.can_preempt_while_borrowing()):
+        # Only then are victims looked for: a borrowing request may not preempt inside
+        # its own ClusterQueue unless it may preempt while borrowing.
+        if q.nominal >= val or may_reclaim or self.can_preempt_while_borrowing():
             if self.oracle is None:
                 return (G_PREEMPT, level), why
             return self.oracle(fr, val), why
         return (G_NO_FIT, level), why
-
-    def can_preempt_within_cluster_queue(self) -> bool:
-        """withinClusterQueue is not Never."""
-        return self.cq.spec.preemption.within_cluster_queue != NEVER
 
     def _try_next(self, mode: Mode, needs_borrowing: bool) -> bool:
         """``shouldTryNextFlavor``."""

@@ -1,7 +1,8 @@
 """One workload's nomination in a Kueue scheduling cycle (upstream ``scheduler.go``'s
 ``nominate`` for one head, and ``getAssignments``).
 
-In upstream's order: a head whose ClusterQueue is inactive, or whose pod sets fail
+In upstream's order: a head whose ClusterQueue is inactive, whose namespace the
+ClusterQueue's ``namespaceSelector`` excludes, or whose pod sets fail
 ``validateResources`` (a container requesting more than its limit), is not nominated;
 otherwise flavors are assigned (asking the preemption oracle per flavor in current
 Kueue) and, when the representative mode is Preempt, preemption targets are found.
@@ -24,6 +25,9 @@ from kubepreempt.kueue.quota import FR, PodSetResources, Snapshot, WorkloadInfo
 # generic reason; the name only tells it apart from a head that was nominated).
 INACTIVE = "Inactive"
 RESOURCE_VALIDATION_FAILED = "resource validation failed"
+# workload.ErrNamespaceMismatch, and the QuotaReserved reason upstream gives it.
+NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
+MISCONFIGURED = "Misconfigured"
 
 
 @dataclass(slots=True)
@@ -67,6 +71,13 @@ def nominate(info: WorkloadInfo, pod_sets: tuple[PodSet, ...], snap: Snapshot,
     if cq in snap.inactive:
         e.message = f"ClusterQueue {cq} is inactive: {snap.inactive[cq]}"
         e.reason = INACTIVE
+        return e
+    spec = snap.cqs[cq].spec
+    if spec.namespace_selector is not None and not spec.admits_namespace(
+            snap.namespace_labels(info.obj.namespace)):
+        # ValidateAdmissibility: QuotaReserved=False, reason Misconfigured.
+        e.message = NAMESPACE_MISMATCH
+        e.reason = MISCONFIGURED
         return e
     invalid = [err for ps in pod_sets for err in ps.resource_errors]
     if invalid:  # validateResources, checked before flavors are assigned

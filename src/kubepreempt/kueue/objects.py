@@ -20,7 +20,7 @@ from kubepreempt.api.fields import as_mapping as _map
 from kubepreempt.api.objects import Taint, Toleration, parse_time, resource_list
 from kubepreempt.api.quantity import QuantityError, canonical, format_amount
 from kubepreempt.api.resources import Container, pod_requests
-from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
+from kubepreempt.api.selectors import LabelSelector, NodeSelectorTerm, SelectorError
 from kubepreempt.apimachinery.field import invalid
 from kubepreempt.kueue.semantics import SEMANTICS, V0_7, Semantics
 from kubepreempt.manifests import RawObject
@@ -187,6 +187,13 @@ class ClusterQueue:
     fair_weight_milli: int = 1000
     stopped: bool = False
     source: Source = field(default_factory=Source)
+    # spec.namespaceSelector; None when absent (see docs/CONFORMANCE.md: upstream reads an
+    # absent selector as "no namespace", kubepreempt as every namespace).
+    namespace_selector: LabelSelector | None = None
+
+    def admits_namespace(self, labels: Mapping[str, str]) -> bool:
+        """Whether a namespace with ``labels`` may submit workloads to this queue."""
+        return self.namespace_selector is None or self.namespace_selector.matches(labels)
 
     def group_for(self, resource: str) -> ResourceGroup | None:
         """The resource group covering ``resource`` (None when not covered)."""
@@ -345,9 +352,17 @@ def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
             fair_weight_milli=weight,
             stopped=stop != "None",
             source=obj.source,
+            namespace_selector=_namespace_selector(spec.get("namespaceSelector")),
         )
 
     return _guard(obj, "ClusterQueue", build)
+
+
+def _namespace_selector(raw: Any) -> LabelSelector | None:
+    try:
+        return LabelSelector.parse(raw)
+    except SelectorError as exc:
+        raise ValueError(f"spec.namespaceSelector: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,12 +432,39 @@ def parse_workload_priority_class(obj: RawObject) -> WorkloadPriorityClass:
 
 @dataclass(frozen=True, slots=True)
 class KueueConfig:
-    """The parts of ``config.kueue.x-k8s.io/v1beta1`` Configuration the decisions use."""
+    """The parts of a ``config.kueue.x-k8s.io`` Configuration (v1beta1 or v1beta2) the
+    decisions use."""
 
     fair_sharing: bool = False
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     lending_limit: bool = False  # the LendingLimit feature gate (alpha, off, in v0.7)
     semantics: Semantics = SEMANTICS[V0_7]
+    # Settings read but not modelled, each a one-line warning for the user.
+    ignored: tuple[str, ...] = ()
+
+
+CONFIG_V1BETA2 = "config.kueue.x-k8s.io/v1beta2"
+
+
+def _fair_sharing_enabled(obj: RawObject) -> bool:
+    """Whether fair sharing is on, as Kueue reads the Configuration's version.
+
+    ``config.kueue.x-k8s.io/v1beta2`` has no ``enable`` field: fair sharing is on when the
+    ``fairSharing`` block is present (``fairsharing.Enabled(pfs) = pfs != nil``); v1beta1's
+    conversion drops the block unless ``enable: true``."""
+    if "fairSharing" not in obj.body or obj.body.get("fairSharing") is None:
+        return False
+    if obj.body.get("apiVersion") == CONFIG_V1BETA2:
+        fs = _map(obj.body.get("fairSharing"), "fairSharing")
+        # Kueue decodes its Configuration strictly and validates the v1beta2 block.
+        if "enable" in fs:
+            raise ValueError("fairSharing.enable is not a v1beta2 field: fair sharing is on "
+                             "when the fairSharing block is present; remove the block to "
+                             "turn it off")
+        if not fs.get("preemptionStrategies"):
+            raise ValueError("fairSharing.preemptionStrategies: must be specified")
+        return True
+    return bool(_map(obj.body.get("fairSharing"), "fairSharing").get("enable"))
 
 
 def parse_configuration(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) -> KueueConfig:
@@ -440,9 +482,13 @@ def parse_configuration(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
                              "supported; use [LessThanOrEqualToFinalShare], "
                              "[LessThanInitialShare] or both in that order")
         gates = _map(obj.body.get("featureGates"), "featureGates")
-        return KueueConfig(bool(fs.get("enable")), strategies or DEFAULT_STRATEGIES,
+        ready = _map(obj.body.get("waitForPodsReady"), "waitForPodsReady")
+        ignored = ("waitForPodsReady.requeuingStrategy is ignored: PodsReady-timeout "
+                   "evictions and their requeuing are not modelled",) \
+            if ready.get("requeuingStrategy") is not None else ()
+        return KueueConfig(_fair_sharing_enabled(obj), strategies or DEFAULT_STRATEGIES,
                            bool(gates.get("LendingLimit", semantics.lending_limit_default)),
-                           semantics)
+                           semantics, ignored)
 
     if not obj.name:  # a Configuration has no metadata.name; don't require one
         obj = RawObject(obj.kind, {**obj.body, "metadata": {"name": "config"}}, obj.source)

@@ -23,6 +23,8 @@ Usage = dict[str, dict[str, int]]  # flavor -> resource -> amount
 FR = tuple[str, str]  # (flavor, resource)
 MAX_INT = sys.maxsize  # Go's math.MaxInt on 64-bit
 
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+
 
 def go_div(a: int, b: int) -> int:
     """Integer division truncating toward zero, as Go's ``/`` on ints."""
@@ -378,8 +380,10 @@ class Snapshot:
 
     def __init__(self, cluster_queues: Iterable[ClusterQueue], flavors: Iterable[str],
                  admitted: Iterable[Workload], config: KueueConfig | None = None,
-                 cohorts: Mapping[str, Cohort] | None = None) -> None:
+                 cohorts: Mapping[str, Cohort] | None = None,
+                 namespaces: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.config = config or KueueConfig()
+        self.namespaces = namespaces or {}
         hierarchical = self.config.semantics.hierarchical_cohorts
         specs = dict(cohorts or {}) if hierarchical else {}
         known = set(flavors)
@@ -425,6 +429,11 @@ class Snapshot:
             info = workload_info(wl)
             st.workloads[info.key] = info
             self._update(st, info, 1)
+
+    def namespace_labels(self, namespace: str) -> Mapping[str, str]:
+        """A namespace's labels, with the ``kubernetes.io/metadata.name`` label the
+        apiserver sets on every namespace (so a namespace absent from the input has it)."""
+        return {**self.namespaces.get(namespace, {}), NAMESPACE_NAME_LABEL: namespace}
 
     def _cohort(self, name: str, specs: Mapping[str, Cohort], lending: bool) -> CohortState:
         """The cohort node ``name`` with its ancestors (implicit when no object exists)."""

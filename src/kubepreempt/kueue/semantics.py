@@ -1,6 +1,7 @@
 """Which Kueue release the engine follows: one engine, a few named switches.
 
-Kueue v0.7.0 (the seed's release) and current upstream differ in a handful of rules. The
+Kueue v0.7.0 (the seed's release) and Kueue 0.20 (the default, ``current``) differ in a
+handful of rules. The
 engine reads these switches instead of keeping two copies of an algorithm; each switch
 names the rule it changes and the release it arrived in. The one exception is v0.7's
 preemption search, too different from current Kueue's classic and fair-sharing plans for
@@ -15,9 +16,14 @@ from dataclasses import dataclass
 from kubepreempt.api.errors import InputError
 
 V0_7 = "v0.7"
-CURRENT = "current"
-# The upstream source the CURRENT switches follow (see docs/CONFORMANCE.md).
-CURRENT_RELEASE = "main (v0.17 era, v1beta2)"
+V0_20 = "0.20"
+# The default release; ``current`` and ``latest`` are kept as its aliases.
+CURRENT = V0_20
+ALIASES = {"": V0_20, "current": V0_20, "latest": V0_20, "v0.20": V0_20, "0.7": V0_7}
+# The upstream source the 0.20 switches follow (see docs/CONFORMANCE.md): kubernetes-sigs/kueue
+# main at ff69552e (2026-08-22, tag v0.20.0-devel, after v0.19.2), read release by release
+# from CHANGELOG-0.15 to 0.19 and the v0.20 development history.
+CURRENT_RELEASE = "v0.20 (main ff69552e, after v0.19.2; v1beta2)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +72,9 @@ class Semantics:
     # Flavor assignment asks the preemption oracle per flavor (a flavor whose preemption
     # finds no targets loses to later flavors under whenCanPreempt: TryNextFlavor).
     flavor_preemption_oracle: bool
+    # A zero request for a resource no resource group covers needs no flavor
+    # (``assignFlavors``, issue #8079, #8863); v0.7 failed it as "unavailable".
+    skip_zero_undeclared: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -75,7 +84,7 @@ SEMANTICS: dict[str, Semantics] = {
                     available_quota=False, flavor_own_label_keys=False,
                     classified_preemption=False, detailed_preempted_condition=False,
                     fair_sharing_tree=False, usage_of_undeclared=False,
-                    flavor_preemption_oracle=False),
+                    flavor_preemption_oracle=False, skip_zero_undeclared=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -83,13 +92,15 @@ SEMANTICS: dict[str, Semantics] = {
                        available_quota=True, flavor_own_label_keys=True,
                        classified_preemption=True, detailed_preempted_condition=True,
                        fair_sharing_tree=True, usage_of_undeclared=True,
-                       flavor_preemption_oracle=True),
+                       flavor_preemption_oracle=True, skip_zero_undeclared=True),
 }
 
 
 def semantics_for(version: str) -> Semantics:
-    """The switches for ``--kueue-version`` (``v0.7`` or ``current``)."""
-    key = CURRENT if version in ("", CURRENT, "latest") else version
+    """The switches for ``--kueue-version`` (``0.20``, the default, alias ``current``; or
+    ``v0.7``)."""
+    key = ALIASES.get(version, version)
     if key not in SEMANTICS:
-        raise InputError(f"--kueue-version {version!r} is not one of {sorted(SEMANTICS)}")
+        raise InputError(f"--kueue-version {version!r} is not one of {sorted(SEMANTICS)} "
+                         "(current is 0.20)")
     return SEMANTICS[key]

@@ -7,7 +7,8 @@ queue (:class:`~kubepreempt.kueue.queue_manager.QueueManager`). Each Kueue sched
 cycle pops the head of every ClusterQueue with pending workloads and runs Kueue's
 scheduler on them (:mod:`kubepreempt.kueue.scheduler`: nomination, order, admit or
 preempt); the heads not admitted are requeued per queueing strategy. A head that is not
-nominated (inactive ClusterQueue, resource validation failed) is reported once as
+nominated (inactive ClusterQueue, namespace excluded by the ClusterQueue's
+``namespaceSelector``, resource validation failed) is reported once as
 ``inadmissible`` with the reason.
 
 The loop backs off as ``wait.UntilWithBackoff`` (1 ms doubling to 100 ms after a cycle
@@ -35,6 +36,7 @@ from kubepreempt.api.objects import Pod, parse_pod
 from kubepreempt.kueue.admission import KueueInputs, load_inputs
 from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
+from kubepreempt.kueue.jobs import job_parallelism, job_workload_body
 from kubepreempt.kueue.nomination import Entry, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -62,7 +64,6 @@ from kubepreempt.sim.scenario import (
     ARRIVAL,
     DURATION,
     EXIT_AFTER,
-    QUEUE_NAME_LABEL,
     PodPlan,
     _arrivals,
     _replicas,
@@ -72,7 +73,6 @@ from kubepreempt.sim.scenario import (
 if TYPE_CHECKING:
     from kubepreempt.sim.world import World
 
-PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 # wait.UntilWithBackoff: 1 ms after the first cycle that admits nothing, doubling to 100 ms.
 INITIAL_BACKOFF = 0.001
 MAX_BACKOFF = 0.1
@@ -127,7 +127,7 @@ class KueueActor(Actor):
             obj.name: list((obj.body.get("spec") or {}).get("tolerations") or [])
             for obj in docs.of("ResourceFlavor")}
         self.snap = Snapshot(self.inputs.cluster_queues.values(), self.inputs.flavors, [],
-                             self.inputs.config, self.inputs.cohorts)
+                             self.inputs.config, self.inputs.cohorts, self.inputs.namespaces)
         self.workloads: dict[str, SimWorkload] = {}
         self.arrivals: list[tuple[float, SimWorkload]] = []
         self.pod_owner: dict[str, SimWorkload] = {}
@@ -205,29 +205,11 @@ class KueueActor(Actor):
             self._plan(SimWorkload(wl, template, ps.name, ps.count, duration, exit_after), t)
 
     def _add_job_objects(self, obj: RawObject) -> None:
-        spec = obj.body.get("spec") or {}
-        template = spec.get("template") or {}
-        parallelism = spec.get("parallelism", 1)
-        if not isinstance(parallelism, int) or isinstance(parallelism, bool) \
-                or parallelism < 0:
-            raise InputError(f"spec.parallelism {parallelism!r} is not a non-negative "
-                             "integer", obj.source, "Job", f"{obj.namespace}/{obj.name}")
-        labels = (obj.body.get("metadata") or {}).get("labels") or {}
+        template = (obj.body.get("spec") or {}).get("template") or {}
+        parallelism = job_parallelism(obj)
         duration, exit_after = self._timing(obj, template)
         for name, t in self._copies(obj):
-            wspec: dict[str, Any] = {
-                "queueName": labels[QUEUE_NAME_LABEL],
-                "podSets": [{"name": "main", "count": parallelism, "template": template}]}
-            wpc = labels.get(PRIORITY_CLASS_LABEL)
-            pc = (template.get("spec") or {}).get("priorityClassName")
-            if wpc:
-                wspec.update(priorityClassName=wpc, priorityClassSource=WPC_SOURCE)
-            elif pc:
-                wspec.update(priorityClassName=pc, priorityClassSource=PC_SOURCE)
-            body = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload",
-                    "metadata": {"name": f"job-{name}", "namespace": obj.namespace or
-                                 "default", "uid": f"job-{name}"},
-                    "spec": wspec}
+            body = job_workload_body(obj, name)
             wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
                                 self.sem)
             sw = SimWorkload(wl, template, "main", parallelism, duration, exit_after)
