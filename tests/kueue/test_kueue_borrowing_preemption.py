@@ -9,7 +9,7 @@ is NoFit, whatever ``withinClusterQueue`` says.
 
 from __future__ import annotations
 
-from kueue_builders import CURRENT, config, cq, flavor, run, wl
+from builders.kueue import CURRENT, config, cq, flavor, run, wl
 
 
 def _objs(borrow_within: str | None = None) -> list[dict]:

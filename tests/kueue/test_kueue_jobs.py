@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kueue_builders import CURRENT, NOW, cq, docs, flavor, lq, wl
+from builders.kueue import CURRENT, NOW, cq, docs, flavor, lq, wl
 
 from kubepreempt.cli import main
 from kubepreempt.kueue.admission import decide, load_inputs

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kueue_builders import CURRENT, NOW, V07, cq, docs, flavor, lq, wl
+from builders.kueue import CURRENT, NOW, V07, cq, docs, flavor, lq, wl
 
 from kubepreempt.kueue.admission import decide, load_inputs
 from kubepreempt.kueue.nomination import MISCONFIGURED, NAMESPACE_MISMATCH, nominate

@@ -8,7 +8,7 @@ skips the resource). Kueue v0.7 failed the pod set instead.
 
 from __future__ import annotations
 
-from kueue_builders import CURRENT, V07, cq, flavor, run, wl
+from builders.kueue import CURRENT, V07, cq, flavor, run, wl
 
 
 def test_zero_request_for_uncovered_resource_is_admitted() -> None:
