@@ -30,7 +30,7 @@ from kubepreempt.api.objects import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
 from kubepreempt.api.podgroup import ALL, PodGroup, pod_group_name
 from kubepreempt.cluster_state import Cluster
 from kubepreempt.scheduler.gang.members import Members
-from kubepreempt.scheduler.preemption.victims import pdb_covers
+from kubepreempt.scheduler.preemption.victims import consume_budgets
 from kubepreempt.scheduler.scheduler import Scheduler
 
 NO_VICTIMS = "No preemption victims found for incoming preemptor"
@@ -192,15 +192,9 @@ class WorkloadPreemption:
         violating: list[VictimUnit] = []
         ok: list[VictimUnit] = []
         for unit in units:
-            violated = False
-            for pod in unit.pods:
-                for i, pdb in enumerate(pdbs):
-                    if not pdb_covers(pdb, pod) or pod.name in pdb.disrupted_pods:
-                        continue
-                    allowed[i] -= 1
-                    if allowed[i] < 0:
-                        violated = True
-            (violating if violated else ok).append(unit)
+            # Every pod of the unit takes its budgets (no short cut: later units see them).
+            violated = [consume_budgets(pod, pdbs, allowed) for pod in unit.pods]
+            (violating if any(violated) else ok).append(unit)
         return violating, ok
 
     def preempt(self, sched: Scheduler, group: PodGroup, members: Members,

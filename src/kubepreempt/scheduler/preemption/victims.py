@@ -56,15 +56,22 @@ def split_by_pdb(pods: list[Pod], pdbs: list[PodDisruptionBudget]) -> tuple[list
     violating: list[Pod] = []
     ok: list[Pod] = []
     for pod in pods:
-        violated = False
-        for i, pdb in enumerate(pdbs):
-            if not pdb_covers(pdb, pod) or pod.name in pdb.disrupted_pods:
-                continue
-            allowed[i] -= 1
-            if allowed[i] < 0:
-                violated = True
-        (violating if violated else ok).append(pod)
+        (violating if consume_budgets(pod, pdbs, allowed) else ok).append(pod)
     return violating, ok
+
+
+def consume_budgets(pod: Pod, pdbs: list[PodDisruptionBudget], allowed: list[int]) -> bool:
+    """Take ``pod``'s disruption from every budget that guards it (``allowed``, in the
+    order of ``pdbs``, is updated); True when one of them goes below zero. A pod already
+    in a PDB's ``status.disruptedPods`` is counted there and takes nothing."""
+    violated = False
+    for i, pdb in enumerate(pdbs):
+        if not pdb_covers(pdb, pod) or pod.name in pdb.disrupted_pods:
+            continue
+        allowed[i] -= 1
+        if allowed[i] < 0:
+            violated = True
+    return violated
 
 
 def select_victims_on_node(nominator: Nominator, pdbs: list[PodDisruptionBudget],
