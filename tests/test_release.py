@@ -215,7 +215,8 @@ def test_kueue_outputs_name_the_kueue_release(capsys) -> None:
                     "team-a/training", "-o", "json", "--kueue-version", "v0.7")
     assert out["modelled"]["kueue"] == "v0.7"
     _, out, _ = run(capsys, "simulate", str(EX / "sim" / "kueue-reclaim.yaml"), "-o", "json")
-    assert out["modelled"]["kueue"].startswith("main")
+    # The default Kueue release is named (0.20: upstream main after v0.19.2).
+    assert out["modelled"]["kueue"].startswith("v0.20")
     _, out, _ = run(capsys, "simulate", str(EX / "sim" / "cascade.yaml"), "-o", "json")
     assert "kueue" not in out["modelled"]  # no Kueue objects: Kueue decided nothing
 

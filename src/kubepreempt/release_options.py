@@ -19,15 +19,15 @@ version when it is modelled, else the nearest modelled one, said on stderr.
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
 import typer
 
+from kubepreempt.option_signature import add_keyword_options
 from kubepreempt.release import (
     DEFAULT_RELEASE,
     MODELLED,
@@ -71,11 +71,6 @@ _current: ContextVar[_Asked | None] = ContextVar("kubepreempt_release", default=
 
 def kube_release(fn: F) -> F:
     """Decorator: add ``--kube-version`` and ``--feature-gates`` to a command."""
-    sig = inspect.signature(fn, eval_str=True)
-    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                               annotation=Annotated[typ, opt])
-             for name, (typ, opt, default) in _OPTIONS.items()]
-
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         version = kwargs.pop("kube_version", None)
@@ -89,9 +84,7 @@ def kube_release(fn: F) -> F:
         finally:
             _current.reset(token)
 
-    params = list(sig.parameters.values())
-    wrapper.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore
-    return wrapper  # type: ignore[return-value]
+    return add_keyword_options(fn, wrapper, _OPTIONS)  # type: ignore[return-value]
 
 
 def current_modelled(server: str | None = None) -> Modelled:

@@ -16,7 +16,6 @@ hands their values to :func:`load_input` and :func:`qualify` for the call.
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
@@ -28,6 +27,7 @@ import typer
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.names import DEFAULT_NAMESPACE, object_key
 from kubepreempt.manifests import Documents, check_duplicates, load_documents
+from kubepreempt.option_signature import add_keyword_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -87,11 +87,6 @@ def live_input(kinds: Iterable[str]) -> Callable[[F], F]:
     kinds = tuple(kinds)
 
     def wrap(fn: F) -> F:
-        sig = inspect.signature(fn, eval_str=True)
-        extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                   annotation=Annotated[typ, opt])
-                 for name, (typ, opt, default) in _OPTIONS.items()]
-
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             values = {name: kwargs.pop(name, default)
@@ -110,9 +105,7 @@ def live_input(kinds: Iterable[str]) -> Callable[[F], F]:
                 _context_namespace.reset(ns_token)
                 _server_version.reset(version_token)
 
-        params = list(sig.parameters.values())
-        wrapper.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore
-        return wrapper  # type: ignore[return-value]
+        return add_keyword_options(fn, wrapper, _OPTIONS)  # type: ignore[return-value]
 
     return wrap
 
