@@ -26,6 +26,7 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
+from kubepreempt.commands.workload_api import load_objects, workload_api
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
@@ -98,14 +99,19 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --pod [NAMESPACE/]NAME or -f NEW.yaml",
                                      param_hint="--pod")
         with loading("reading the cluster", output):
-            cluster, warnings = build_with_warnings(load_input(files))
+            docs = load_input(files)
+            api = workload_api(docs, current_modelled())
+            cluster, warnings = build_with_warnings(docs, api.extra_kinds)
             print_warnings(warnings)
+            load_objects(api, docs, cluster)
+        target = resolve_pod(cluster, qualify(pod))
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
-        decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
-                            seed=seed, release=current_modelled())
+        decision = schedule(cluster, target, preemption=not no_preemption, sample=sample,
+                            seed=seed, release=api.release,
+                            pod_groups=api.objects.pod_groups)
         if output in DATA_OUTPUTS:
             emit({**decision.to_json(explain=explain), "seed": seed,
-                  "modelled": modelled_json()}, output)
+                  "modelled": api.release.to_json()}, output)
         else:
             render(decision, explain, max_rows)
 

@@ -1,0 +1,47 @@
+"""``kubepreempt schedule DUMP --pod NS/NAME`` with the 1.37 workload API in the input.
+
+examples/gang/cluster.yaml: three 4-CPU nodes each run two 1.5-CPU batch pods (1 CPU
+free per node); team/trainer is a gang of four 2-CPU pods (minCount 4).
+"""
+
+import json
+from pathlib import Path
+
+from kubepreempt.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gang" / "cluster.yaml"
+TAKEN_ON = "note: the input holds scheduling.k8s.io/v1beta1 objects, so GenericWorkload"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_with_the_gate_off_a_member_is_a_plain_pod(capsys):
+    # GenericWorkload=false: no gang scheduling; the 2-CPU pod preempts one batch pod.
+    code, out, err = run(capsys, "schedule", str(EXAMPLE), "--pod", "team/trainer-2",
+                         "--feature-gates", "GenericWorkload=false", "-o", "json")
+    assert code == 0 and "belongs to PodGroup" not in err and TAKEN_ON not in err
+    data = json.loads(out)
+    assert data["result"] == "preempt" and len(data["victims"]) == 1
+    assert data["modelled"]["featureGates"]["GenericWorkload"] is False
+
+
+def test_a_plain_pod_with_podgroups_in_the_input_takes_the_gate_on(capsys, tmp_path):
+    dump = tmp_path / "c.yaml"
+    dump.write_text(EXAMPLE.read_text() + """
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: lone, namespace: team}
+spec:
+  priorityClassName: training-high
+  containers: [{name: c, image: job, resources: {requests: {cpu: "1"}}}]
+""")
+    code, out, err = run(capsys, "schedule", str(dump), "--pod", "team/lone", "-o", "json")
+    assert code == 0 and err.startswith(TAKEN_ON) and err.count("\n") == 1
+    data = json.loads(out)
+    assert data["result"] == "scheduled"
+    assert data["modelled"]["featureGates"]["GenericWorkload"] is True
