@@ -19,6 +19,25 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def test_a_gang_member_decides_its_group(capsys):
+    # kube-scheduler pops the whole PodGroup when one of its pods is popped, so --pod of
+    # a member answers as --pod-group team/trainer does, and says so in one line.
+    code, out, err = run(capsys, "schedule", str(EXAMPLE), "--pod", "team/trainer-2",
+                         "-o", "json")
+    assert code == 0
+    lines = err.splitlines()
+    assert lines[0].startswith(TAKEN_ON)
+    assert lines[1] == ("note: pod team/trainer-2 belongs to PodGroup team/trainer, and "
+                        "kube-scheduler pops the whole group: deciding the group (as "
+                        "--pod-group)")
+    assert len(lines) == 2
+    data = json.loads(out)
+    _, group_out, _ = run(capsys, "schedule", str(EXAMPLE), "--pod-group", "team/trainer",
+                          "-o", "json")
+    assert data == json.loads(group_out)
+    assert data["podGroup"] == "team/trainer" and data["result"] == "preempt"
+
+
 def test_with_the_gate_off_a_member_is_a_plain_pod(capsys):
     # GenericWorkload=false: no gang scheduling; the 2-CPU pod preempts one batch pod.
     code, out, err = run(capsys, "schedule", str(EXAMPLE), "--pod", "team/trainer-2",

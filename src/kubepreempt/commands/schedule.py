@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated
@@ -26,7 +27,11 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.commands.workload_api import load_objects, workload_api
+from kubepreempt.commands.workload_api import (
+    group_to_decide,
+    load_objects,
+    workload_api,
+)
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
@@ -105,6 +110,17 @@ def register(app: typer.Typer) -> None:
             print_warnings(warnings)
             load_objects(api, docs, cluster)
         target = resolve_pod(cluster, qualify(pod))
+        group = group_to_decide(api, target)
+        if group is not None:
+            from kubepreempt.commands.schedule_group import run_pod_group
+
+            print(f"note: pod {target.key} belongs to PodGroup {group}, and kube-scheduler "
+                  "pops the whole group: deciding the group (as --pod-group)",
+                  file=sys.stderr)
+            run_pod_group(None, group, output, not no_preemption, seed, scheduler_config,
+                          sample_nodes, release=api.release, loaded=(docs, cluster,
+                                                                      api.objects))
+            return
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
         decision = schedule(cluster, target, preemption=not no_preemption, sample=sample,
                             seed=seed, release=api.release,

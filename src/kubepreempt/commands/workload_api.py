@@ -9,6 +9,9 @@ unless ``--feature-gates`` sets it. With it on:
 - DefaultPreemption weighs a victim by its PodGroup's priority and evicts a
   ``disruptionMode: all`` group whole (:mod:`kubepreempt.scheduler.preemption.
   victim_units`, the release's ``default_preemption_victim_groups`` switch);
+- ``--pod`` of a pod of an existing PodGroup decides the group, as the scheduler pops
+  the whole group (:func:`group_to_decide`).
+
 With the gate off (the default without such objects) nothing changes.
 """
 
@@ -17,11 +20,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
+from kubepreempt.api.objects import Pod
 from kubepreempt.api.podgroup import (
     KINDS,
     GroupObjects,
     is_scheduling_object,
     load_group_objects,
+    pod_group_name,
 )
 from kubepreempt.cluster_state import Cluster
 from kubepreempt.manifests import Documents
@@ -74,3 +79,13 @@ def load_objects(api: WorkloadApi, docs: Documents, cluster: Cluster) -> None:
         print(f"note: the input holds scheduling.k8s.io/v1beta1 objects, so {GATE} is "
               f"taken as on for Kubernetes {api.release.version} (--feature-gates "
               f"{GATE}=false decides without them)", file=sys.stderr)
+
+
+def group_to_decide(api: WorkloadApi, pod: Pod) -> str | None:
+    """The PodGroup (``namespace/name``) whose cycle decides ``pod``: with gang
+    scheduling on, the pod's group when the input holds it; None: decide the pod alone."""
+    name = pod_group_name(pod)
+    if name is None or not api.on or not api.release.gang_scheduling:
+        return None
+    key = f"{pod.namespace}/{name}"
+    return key if key in api.objects.pod_groups else None
