@@ -64,3 +64,45 @@ spec:
     data = json.loads(out)
     assert data["result"] == "scheduled"
     assert data["modelled"]["featureGates"]["GenericWorkload"] is True
+
+
+MISSING = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w-0, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: absent}
+  containers: [{name: c, image: job, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_a_pod_naming_a_missing_podgroup_is_reported_and_scheduled_plain(capsys, tmp_path):
+    dump = tmp_path / "c.yaml"
+    dump.write_text(MISSING)
+    code, out, err = run(capsys, "schedule", str(dump), "--pod", "ml/w-0", "-o", "json")
+    assert code == 0
+    assert err == ("warning: 1 pod(s) name a PodGroup that is not in the input (ml/w-0 -> "
+                   "ml/absent); they are decided as plain pods (GenericWorkload=true holds "
+                   "them for their PodGroup)\n")
+    data = json.loads(out)
+    assert data["result"] == "scheduled" and data["node"] == "n1"
+
+
+def test_with_the_gate_set_a_missing_podgroup_holds_the_pod(capsys, tmp_path):
+    # GenericWorkload=true: the GangScheduling PreEnqueue holds a pod until its PodGroup
+    # exists (schedule_pod_group with no PodGroup object: waiting).
+    dump = tmp_path / "c.yaml"
+    dump.write_text(MISSING)
+    code, out, err = run(capsys, "schedule", str(dump), "--pod", "ml/w-0",
+                         "--feature-gates", "GenericWorkload=true", "-o", "json")
+    assert code == 0
+    assert "each is held until its PodGroup exists" in err
+    assert "belongs to PodGroup ml/absent" in err
+    data = json.loads(out)
+    assert data["podGroup"] == "ml/absent" and data["result"] == "waiting"
+    assert data["placements"] == {}

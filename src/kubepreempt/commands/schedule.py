@@ -30,6 +30,7 @@ from kubepreempt.cli_common import table as new_table
 from kubepreempt.commands.workload_api import (
     group_to_decide,
     load_objects,
+    warn_missing_groups,
     workload_api,
 )
 from kubepreempt.decide import (
@@ -109,6 +110,7 @@ def register(app: typer.Typer) -> None:
             cluster, warnings = build_with_warnings(docs, api.extra_kinds)
             print_warnings(warnings)
             load_objects(api, docs, cluster)
+        warn_missing_groups(api, docs, cluster)
         target = resolve_pod(cluster, qualify(pod))
         group = group_to_decide(api, target)
         if group is not None:

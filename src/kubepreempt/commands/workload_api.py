@@ -12,7 +12,10 @@ unless ``--feature-gates`` sets it. With it on:
 - ``--pod`` of a pod of an existing PodGroup decides the group, as the scheduler pops
   the whole group (:func:`group_to_decide`).
 
-With the gate off (the default without such objects) nothing changes.
+A pod naming a PodGroup the input does not hold is reported in one warning line and
+decided as a plain pod, unless ``--feature-gates GenericWorkload=true`` says the API is
+served: then the GangScheduling PreEnqueue holds it for its PodGroup. With the gate off
+(the default without such objects) nothing changes.
 """
 
 from __future__ import annotations
@@ -81,11 +84,31 @@ def load_objects(api: WorkloadApi, docs: Documents, cluster: Cluster) -> None:
               f"{GATE}=false decides without them)", file=sys.stderr)
 
 
+def warn_missing_groups(api: WorkloadApi, docs: Documents, cluster: Cluster) -> None:
+    """One warning line for the pods naming a PodGroup the input does not hold."""
+    present = set(api.objects.pod_groups) if api.on else {
+        f"{obj.namespace or 'default'}/{obj.name}" for obj in docs.of("PodGroup")
+        if is_scheduling_object("PodGroup", obj.body)}
+    missing = [(p, f"{p.namespace}/{name}") for p in (*cluster.pods.values(),
+                                                      *cluster.pending.values())
+               if (name := pod_group_name(p)) is not None
+               and f"{p.namespace}/{name}" not in present]
+    if not missing:
+        return
+    shown = ", ".join(f"{p.key} -> {g}" for p, g in missing[:3])
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    then = ("each is held until its PodGroup exists" if api.on and api.explicit else
+            f"they are decided as plain pods ({GATE}=true holds them for their PodGroup)")
+    print(f"warning: {len(missing)} pod(s) name a PodGroup that is not in the input "
+          f"({shown}{more}); {then}", file=sys.stderr)
+
+
 def group_to_decide(api: WorkloadApi, pod: Pod) -> str | None:
     """The PodGroup (``namespace/name``) whose cycle decides ``pod``: with gang
-    scheduling on, the pod's group when the input holds it; None: decide the pod alone."""
+    scheduling on, the pod's group when it exists, or when the gate was set explicitly
+    (then a missing group holds the pod); None: decide the pod alone."""
     name = pod_group_name(pod)
     if name is None or not api.on or not api.release.gang_scheduling:
         return None
     key = f"{pod.namespace}/{name}"
-    return key if key in api.objects.pod_groups else None
+    return key if key in api.objects.pod_groups or api.explicit else None
