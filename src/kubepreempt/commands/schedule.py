@@ -41,6 +41,7 @@ from kubepreempt.decide import (
     schedule,
 )
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.live.resources import WORKLOAD_API_KINDS
 from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
 from kubepreempt.manifests import Documents, load_documents
 from kubepreempt.release_options import current_modelled, kube_release, modelled_json
@@ -53,7 +54,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command."""
 
     @app.command("schedule")
-    @live_input(SCHEDULER_KINDS)
+    @live_input((*SCHEDULER_KINDS, *WORKLOAD_API_KINDS))
     @kube_release
     def schedule_cmd(
         files: FilesArg = None,
