@@ -10,7 +10,7 @@ This is the library entry point behind ``kubepreempt schedule``::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.names import did_you_mean, object_key
 from kubepreempt.api.objects import Node, Pod
+from kubepreempt.api.podgroup import PodGroup
 from kubepreempt.cluster import Cluster
 from kubepreempt.loader import POD_CREATORS, build_with_warnings, print_warnings
 from kubepreempt.manifests import load_documents
@@ -37,6 +38,7 @@ from kubepreempt.scheduler.cycle import (
 )
 from kubepreempt.scheduler.framework import Status
 from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
+from kubepreempt.scheduler.preemption.victim_units import VictimGroups
 from kubepreempt.scheduler.scheduler import Scheduler
 
 __all__ = ["IGNORED", "PREEMPT", "SCHEDULED", "SCHEDULING_GATED", "SKIPPED", "UNSCHEDULABLE",
@@ -181,7 +183,8 @@ def resolve_pod(cluster: Cluster, pod: str | Pod) -> Pod:
 def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
              sample: bool = False, seed: int | None = None, now: float | None = None,
              scheduler: Scheduler | None = None, config: SchedulerConfig | None = None,
-             release: Modelled | str | None = None) -> Decision:
+             release: Modelled | str | None = None,
+             pod_groups: Mapping[str, PodGroup] | None = None) -> Decision:
     """Decide where ``pod`` goes, as kube-scheduler would (the cluster is not changed).
 
     One scheduling cycle (:func:`kubepreempt.scheduler.cycle.schedule_one`) with every
@@ -190,12 +193,17 @@ def schedule(cluster: Cluster, pod: str | Pod, *, preemption: bool = True,
     cluster's own scheduler configuration (default: upstream's default profile).
     ``release`` is the Kubernetes release decided as (a :class:`Modelled`, or a version
     such as ``"1.36"``; default 1.37): plain pods are decided the same by every modelled
-    release, and ``Decision.modelled`` records which one was asked for.
+    release, and ``Decision.modelled`` records which one was asked for. ``pod_groups``
+    (the input's PodGroups by ``namespace/name``): where the release weighs victims by
+    their PodGroup and the workload API is on (1.37, GenericWorkload), DefaultPreemption
+    evicts ``disruptionMode: all`` groups whole (``Modelled.victim_groups``).
     """
     chosen = resolve_release(release)
     target = resolve_pod(cluster, pod)
     sched = scheduler or Scheduler(cluster, config=config)
-    evaluator = Evaluator(sched, sample=sample, seed=seed, now=now, materialize=True)
+    groups = VictimGroups(pod_groups or {}) if chosen.victim_groups else None
+    evaluator = Evaluator(sched, sample=sample, seed=seed, now=now, materialize=True,
+                          victim_groups=groups)
     cycle = schedule_one(sched, target, preemption=preemption, explain=True, now=now,
                          evaluator=evaluator)
     out = decision_from(cycle, cluster)

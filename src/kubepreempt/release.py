@@ -212,6 +212,11 @@ SWITCHES: tuple[Switch, ...] = (
            "kubernetes/kubernetes#139520"),
     Switch("pod_group_preemption_policy", "PodGroup spec.preemptionPolicy exists "
            "(1.37, gate PodGroupPreemptionPolicy)", "KEP-5710"),
+    Switch("default_preemption_victim_groups", "DefaultPreemption (the single-pod "
+           "preemption) weighs a victim by its PodGroup's priority, ranks victims with "
+           "MoreImportantVictim and evicts a `disruptionMode: all` group whole, with the "
+           "workload-preemption gate on (1.37; 1.36: pod by pod, by the pod's priority)",
+           "KEP-5710, pkg/scheduler/framework/preemption types.go / util.go (1.37)"),
 )
 
 
@@ -226,6 +231,7 @@ class Release:
     gang_scheduling_gate: str
     workload_preemption_gate: str
     pod_group_preemption_policy: bool
+    default_preemption_victim_groups: bool
 
     def defaults(self) -> dict[str, bool]:
         """Every gate at this release's default."""
@@ -247,12 +253,14 @@ RELEASES: dict[str, Release] = {
                     workload_api=("scheduling.k8s.io/v1alpha2",),
                     gang_scheduling_gate="GangScheduling",
                     workload_preemption_gate="WorkloadAwarePreemption",
-                    pod_group_preemption_policy=False),
+                    pod_group_preemption_policy=False,
+                    default_preemption_victim_groups=False),
     "1.37": Release("1.37", _gates("1.37"), MappingProxyType(_DEPENDENCIES["1.37"]),
                     workload_api=("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3"),
                     gang_scheduling_gate="GenericWorkload",
                     workload_preemption_gate="GenericWorkload",
-                    pod_group_preemption_policy=True),
+                    pod_group_preemption_policy=True,
+                    default_preemption_victim_groups=True),
 }
 #: The release modelled when none is asked for (the current stable Kubernetes).
 DEFAULT_RELEASE = "1.37"
@@ -363,6 +371,14 @@ class Modelled:
         gate = self.release.workload_preemption_gate
         return self.enabled(gate) and self.gang_scheduling
 
+    @property
+    def victim_groups(self) -> bool:
+        """DefaultPreemption weighs victims by their PodGroup and evicts ``all`` groups
+        whole (the release's ``default_preemption_victim_groups`` switch, with
+        workload-aware preemption on)."""
+        return self.release.default_preemption_victim_groups and \
+            self.workload_aware_preemption
+
     def decided_gates(self) -> dict[str, bool]:
         """The gates ``modelled`` names: those a decision depends on, and any set."""
         return {name: self.enabled(name) for name, g in self.release.gates.items()
@@ -413,16 +429,18 @@ def with_gates(release: Release, wanted: Mapping[str, bool], warn: bool = True) 
                 print(f"warning: --feature-gates {name}={str(value).lower()}: kubepreempt "
                       f"does not model {spec.why}; decisions are as with the default",
                       file=sys.stderr)
-            elif value != spec.default and name not in _SWITCHABLE:
+            elif value != spec.default and not _reproduced(release, name):
                 print(f"warning: --feature-gates {name}={str(value).lower()}: kubepreempt "
                       "models only this gate's default so far; decisions are as with the "
                       "default", file=sys.stderr)
     return chosen
 
 
-# Gates whose non-default value kubepreempt reproduces (none yet: the PodGroup gates
-# arrive with gang scheduling and workload-aware preemption).
-_SWITCHABLE: frozenset[str] = frozenset()
+def _reproduced(release: Release, gate: str) -> bool:
+    """Whether kubepreempt reproduces ``gate`` at its non-default value: only 1.37's
+    GenericWorkload (``schedule --pod`` / ``--pod-group`` decide PodGroups with it)."""
+    return release.default_preemption_victim_groups and \
+        gate == release.workload_preemption_gate
 
 #: The modelled release when nothing is chosen (library default).
 DEFAULT = Modelled(RELEASES[DEFAULT_RELEASE])

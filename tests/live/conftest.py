@@ -63,8 +63,25 @@ EMPTY_LISTS = {path: {"kind": f"{kind}List", "apiVersion": version,
                for path, (kind, version) in UNRECORDED.items()}
 
 
+# Kubernetes 1.37's workload API (scheduling.k8s.io/v1beta1, GenericWorkload): the
+# recorded v1.36 server does not serve it, so its collections answer 404 as
+# kube-apiserver does for a group version it does not serve.
+NOT_SERVED = ("/apis/scheduling.k8s.io/v1beta1/podgroups",
+              "/apis/scheduling.k8s.io/v1beta1/workloads")
+NOT_FOUND = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+             "message": "the server could not find the requested resource",
+             "reason": "NotFound", "details": {}, "code": 404}
+
+
+def serve_not_served(server: HTTPServer) -> None:
+    """404 for the workload API's collections (the API is off)."""
+    for path in NOT_SERVED:
+        server.expect_request(path, method="GET").respond_with_json(NOT_FOUND, status=404)
+
+
 def serve_unrecorded(server: HTTPServer) -> None:
     """The unrecorded kinds' empty lists, and empty watch streams."""
+    serve_not_served(server)
     for path, body in EMPTY_LISTS.items():
         def handler(request: Request, body: dict = body) -> Response:
             if "watch=1" in request.query_string.decode():
@@ -92,6 +109,7 @@ def serve_lists(server: HTTPServer, token: str | None = TOKEN, skip: tuple[str, 
                               headers=headers).respond_with_response(response(name))
     for path, body in EMPTY_LISTS.items():
         server.expect_request(path, method="GET", headers=headers).respond_with_json(body)
+    serve_not_served(server)
 
 
 def write_kubeconfig(path: Path, server: str, user: dict, namespace: str | None = None,

@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import (
+    NOT_SERVED,
     TOKEN,
     UNRECORDED,
     list_body,
@@ -194,7 +195,7 @@ def test_only_the_commands_kinds_are_listed(apiserver, kubeconfig, capsys) -> No
     paths = sorted({req.path for req, _ in apiserver.log})
     assert paths == sorted([*(recorded_path(n) for n in (
         "nodes", "namespaces", "priorityclasses", "poddisruptionbudgets", "pods-all",
-        "services", "replicasets", "statefulsets")), *UNRECORDED, "/version"])
+        "services", "replicasets", "statefulsets")), *UNRECORDED, *NOT_SERVED, "/version"])
 
 
 def test_context_namespace_qualifies_bare_names(apiserver, tmp_path, capsys) -> None:
@@ -251,13 +252,14 @@ def test_rbac_example_grants_exactly_what_is_read() -> None:
 
     from kubepreempt.kubelet.metrics import KIND as METRICS_KIND
     from kubepreempt.kueue.admission import KINDS as KUEUE_KINDS
-    from kubepreempt.live.resources import listed
+    from kubepreempt.live.resources import WORKLOAD_API_KINDS, listed
 
     role = yaml.safe_load((Path(__file__).parents[2] / "examples/live/rbac.yaml").read_text())
     granted = {(g, r): set(rule["verbs"]) for rule in role["rules"]
                for g in rule["apiGroups"] for r in rule["resources"]}
     needed: dict[tuple[str, str], set[str]] = {}
     for kinds, verbs in ((SCHEDULER_KINDS, {"get", "list", "watch"}),
+                         (WORKLOAD_API_KINDS, {"get", "list", "watch"}),
                          (KUEUE_KINDS, {"get", "list", "watch"}),
                          ((METRICS_KIND,), {"get", "list"})):
         for res in listed(kinds):

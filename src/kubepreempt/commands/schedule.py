@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated
@@ -26,6 +27,12 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
+from kubepreempt.commands.workload_api import (
+    group_to_decide,
+    load_objects,
+    warn_missing_groups,
+    workload_api,
+)
 from kubepreempt.decide import (
     PREEMPT,
     SCHEDULED,
@@ -34,6 +41,7 @@ from kubepreempt.decide import (
     schedule,
 )
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
+from kubepreempt.live.resources import WORKLOAD_API_KINDS
 from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
 from kubepreempt.manifests import Documents, load_documents
 from kubepreempt.release_options import current_modelled, kube_release, modelled_json
@@ -46,7 +54,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``schedule`` command."""
 
     @app.command("schedule")
-    @live_input(SCHEDULER_KINDS)
+    @live_input((*SCHEDULER_KINDS, *WORKLOAD_API_KINDS))
     @kube_release
     def schedule_cmd(
         files: FilesArg = None,
@@ -98,14 +106,31 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --pod [NAMESPACE/]NAME or -f NEW.yaml",
                                      param_hint="--pod")
         with loading("reading the cluster", output):
-            cluster, warnings = build_with_warnings(load_input(files))
+            docs = load_input(files)
+            api = workload_api(docs, current_modelled())
+            cluster, warnings = build_with_warnings(docs, api.extra_kinds)
             print_warnings(warnings)
+            load_objects(api, docs, cluster)
+        warn_missing_groups(api, docs, cluster)
+        target = resolve_pod(cluster, qualify(pod))
+        group = group_to_decide(api, target)
+        if group is not None:
+            from kubepreempt.commands.schedule_group import run_pod_group
+
+            print(f"note: pod {target.key} belongs to PodGroup {group}, and kube-scheduler "
+                  "pops the whole group: deciding the group (as --pod-group)",
+                  file=sys.stderr)
+            run_pod_group(None, group, output, not no_preemption, seed, scheduler_config,
+                          sample_nodes, release=api.release, loaded=(docs, cluster,
+                                                                      api.objects))
+            return
         use_scheduler_config(cluster, scheduler_config, sample_nodes)
-        decision = schedule(cluster, qualify(pod), preemption=not no_preemption, sample=sample,
-                            seed=seed, release=current_modelled())
+        decision = schedule(cluster, target, preemption=not no_preemption, sample=sample,
+                            seed=seed, release=api.release,
+                            pod_groups=api.objects.pod_groups)
         if output in DATA_OUTPUTS:
             emit({**decision.to_json(explain=explain), "seed": seed,
-                  "modelled": modelled_json()}, output)
+                  "modelled": api.release.to_json()}, output)
         else:
             render(decision, explain, max_rows)
 

@@ -13,13 +13,15 @@ import sys
 from collections.abc import Mapping
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.api.podgroup import KINDS, load_group_objects
+from kubepreempt.api.podgroup import KINDS, GroupObjects, load_group_objects
 from kubepreempt.api.podgroup_validation import gate
 from kubepreempt.cli_common import DATA_OUTPUTS, emit, loading
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import build_cluster
+from kubepreempt.cluster_state import Cluster
 from kubepreempt.live.options import load_input, qualify
+from kubepreempt.manifests import Documents
 from kubepreempt.release import Modelled
 from kubepreempt.scheduler.config import use_scheduler_config
 from kubepreempt.scheduler.gang import GroupDecision, schedule_pod_group
@@ -49,20 +51,25 @@ def gates_for(release: Modelled) -> dict[str, bool]:
 def run_pod_group(files: list[str] | None, pod_group: str, output: str, preemption: bool,
                   seed: int, scheduler_config: str | None = None, sample_nodes: bool = False,
                   gates: Mapping[str, bool] | None = None,
-                  release: Modelled | None = None) -> None:
+                  release: Modelled | None = None,
+                  loaded: tuple[Documents, Cluster, GroupObjects] | None = None) -> None:
     """Load, decide the PodGroup, print one object (``-o json``) or a table; the gates
-    come from ``release`` when given (:func:`gates_for`), else from ``gates``."""
+    come from ``release`` when given (:func:`gates_for`), else from ``gates``.
+    ``loaded``: the input already read (``schedule --pod`` of a group's pod)."""
     key = qualify(pod_group, "--pod-group")
     taken_on = release is not None and "GenericWorkload" not in release.overrides
     if release is not None:
         gates = {**gates_for(release), **(gates or {})}
         release = Modelled(release.release, {**release.overrides,
                                              "GenericWorkload": gates["GenericWorkload"]})
-    with loading("reading the cluster", output):
-        docs = load_input(files)
-        cluster = build_cluster(docs, extra_kinds=KINDS)
-        gates = {**POD_GROUP_GATES, **(gates or {})}
-        objects = load_group_objects(docs.of, cluster.priority, gates)
+    gates = {**POD_GROUP_GATES, **(gates or {})}
+    if loaded is not None:
+        _, cluster, objects = loaded
+    else:
+        with loading("reading the cluster", output):
+            docs = load_input(files)
+            cluster = build_cluster(docs, extra_kinds=KINDS)
+            objects = load_group_objects(docs.of, cluster.priority, gates)
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
     namespace, name = key.split("/", 1)
     group = objects.pod_groups.get(key)

@@ -17,6 +17,9 @@ class Resource:
     # A CRD whose served versions differ between releases: ask API discovery which
     # version serves it (``api_version`` is only the fallback's group).
     discover: bool = False
+    # An optional API that is off by default (behind a feature gate): its absence is the
+    # usual case, so it is skipped without a warning.
+    off_by_default: bool = False
 
     @property
     def group(self) -> str:
@@ -36,6 +39,9 @@ class Resource:
 
 
 KUEUE = "kueue.x-k8s.io/v1beta1"  # v0.7 serves only this; later releases are discovered
+# Kubernetes 1.37's workload API, behind the GenericWorkload gate (Beta, off by default);
+# 1.36 served v1alpha2, which kubepreempt does not model.
+WORKLOAD_API = "scheduling.k8s.io/v1beta1"
 
 RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("Namespace", "v1", "namespaces", False),
@@ -57,7 +63,15 @@ RESOURCES: dict[str, Resource] = {r.kind: r for r in (
     Resource("WorkloadPriorityClass", KUEUE, "workloadpriorityclasses", False, discover=True),
     Resource("Workload", KUEUE, "workloads", True, discover=True),
     Resource("PodMetrics", "metrics.k8s.io/v1beta1", "pods", True, optional=True),
+    Resource("PodGroup", WORKLOAD_API, "podgroups", True, optional=True,
+             off_by_default=True),
 )}
+# Kubernetes 1.37's Workload shares its kind with Kueue's: it is listed by this name.
+SCHEDULING_WORKLOAD = "Workload.scheduling.k8s.io"
+RESOURCES[SCHEDULING_WORKLOAD] = Resource("Workload", WORKLOAD_API, "workloads", True,
+                                          optional=True, off_by_default=True)
+#: The workload API's kinds as ``schedule`` lists them (a 404: the API is off).
+WORKLOAD_API_KINDS = ("PodGroup", SCHEDULING_WORKLOAD)
 
 
 # Inputs that are not API objects, which only files provide: Kueue's manager configuration,

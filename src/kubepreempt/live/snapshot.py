@@ -62,7 +62,7 @@ def read_lists(client: ApiClient, kinds: Iterable[str], namespace: str | None = 
                 raise InputError(f"{client.target.label}: the API server does not serve "
                                  f"{res.describe()} ({res.api_version}); is it installed?") \
                     from None
-            if warn:
+            if warn and not res.off_by_default:
                 print(f"warning: {client.target.label} does not serve {res.describe()} "
                       f"({res.api_version}); continuing without {res.kind} objects",
                       file=sys.stderr)

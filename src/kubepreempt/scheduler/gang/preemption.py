@@ -10,8 +10,8 @@ Mirrors upstream's ``pkg/scheduler/framework/preemption/podgrouppreemption.go``
   its pods belong to one, else the pod's;
 - units of lower priority than the preemptor PodGroup are the potential victims; all are
   removed and the group algorithm (without PostFilter plugins) must then succeed;
-- units are ranked by ``moreImportantVictim`` (priority, then a PodGroup before a single
-  pod, then for pods the earlier start, for groups the larger group, then the earlier
+- units are ranked by ``MoreImportantVictim`` (``scheduler.preemption.victim_units``:
+  priority, then a PodGroup before a single pod, then the larger unit, then the earlier
   start) and reprieved in that order, PDB-violating ones first: a unit stays when the
   group still schedules with it back and no fewer of its pods are placed;
 - what is left to preempt is reported most important first.
@@ -21,7 +21,6 @@ Nothing is changed in the end: every removal is undone.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -30,6 +29,11 @@ from kubepreempt.api.objects import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
 from kubepreempt.api.podgroup import ALL, PodGroup, pod_group_name
 from kubepreempt.cluster_state import Cluster
 from kubepreempt.scheduler.gang.members import Members
+from kubepreempt.scheduler.preemption.victim_units import (
+    VictimUnit,
+    importance_order,
+    more_important_victim,
+)
 from kubepreempt.scheduler.preemption.victims import consume_budgets
 from kubepreempt.scheduler.scheduler import Scheduler
 
@@ -37,54 +41,10 @@ NO_VICTIMS = "No preemption victims found for incoming preemptor"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # errPodGroupUnschedulable
-NOT_STARTED = float("inf")  # GetPodStartTime: a pod not started yet is the newest
 
-
-@dataclass(slots=True)
-class VictimUnit:
-    """A preemption unit: one pod, or every scheduled pod of an ``all`` PodGroup."""
-
-    key: str  # the pod's or the PodGroup's namespace/name
-    pods: list[Pod]
-    priority: int
-
-    @property
-    def is_pod_group(self) -> bool:
-        """Upstream ``IsPodGroup``: its (first) pod names a scheduling group."""
-        return pod_group_name(self.pods[0]) is not None
-
-    @property
-    def earliest_start(self) -> float:
-        """The earliest ``status.startTime`` of its pods."""
-        return min(p.start_time if p.start_time is not None else NOT_STARTED
-                   for p in self.pods)
-
-
-def more_important_victim(a: VictimUnit, b: VictimUnit) -> bool:
-    """Upstream ``moreImportantVictim``."""
-    if a.priority != b.priority:
-        return a.priority > b.priority
-    if a.is_pod_group != b.is_pod_group:
-        return a.is_pod_group
-    if not a.is_pod_group:
-        return a.earliest_start < b.earliest_start
-    if len(a.pods) != len(b.pods):
-        return len(a.pods) > len(b.pods)
-    return a.earliest_start < b.earliest_start
-
-
-def importance_order(units: list[VictimUnit]) -> list[VictimUnit]:
-    """Most important first (ties: by key, for a stable answer)."""
-    def cmp(a: VictimUnit, b: VictimUnit) -> int:
-        if more_important_victim(a, b):
-            return -1
-        if more_important_victim(b, a):
-            return 1
-        return (a.key > b.key) - (a.key < b.key)
-
-    return sorted(units, key=functools.cmp_to_key(cmp))
-
-
+__all__ = ["GROUP_UNSCHEDULABLE", "NOT_ELIGIBLE_NEVER", "NOT_ELIGIBLE_TERMINATING",
+           "NO_VICTIMS", "PreemptionOutcome", "RunResult", "VictimUnit",
+           "WorkloadPreemption", "importance_order", "more_important_victim"]
 class RunResult(Protocol):
     """What one group algorithm run answers: its status and the pods it assumed."""
 

@@ -42,6 +42,10 @@ from kubepreempt.scheduler.framework import (
 from kubepreempt.scheduler.nominator import lower_priority_nominees
 from kubepreempt.scheduler.preemption.fast import PreemptionCache, resource_prune
 from kubepreempt.scheduler.preemption.pick import Candidate, pick_candidate, pick_one_node
+from kubepreempt.scheduler.preemption.victim_units import (
+    VictimGroups,
+    select_victim_units_on_node,
+)
 from kubepreempt.scheduler.preemption.victims import select_victims_on_node
 from kubepreempt.scheduler.statuses import NodeStatuses, fit_error_message
 
@@ -96,15 +100,21 @@ class Evaluator:
     potential node; the two numbers are the profile's DefaultPreemptionArgs unless given
     here. ``materialize``: build every candidate (for ``--explain``); without
     it only the winner is built. ``fast``: use the vectorised paths (same answers).
+    ``victim_groups``: Kubernetes 1.37 with GenericWorkload on, where victims are units
+    weighed by their PodGroup (:mod:`~kubepreempt.scheduler.preemption.victim_units`);
+    None (the default) is per-pod victims as before. The vectorised paths and the
+    resource prune read pods' own priorities, so with it every node is dry-run.
     """
 
     def __init__(self, scheduler, sample: bool = False, seed: int | None = None,
                  min_candidate_percentage: int | None = None,
                  min_candidate_absolute: int | None = None,
                  now: float | None = None, fast: bool = True,
-                 materialize: bool = True) -> None:
+                 materialize: bool = True,
+                 victim_groups: VictimGroups | None = None) -> None:
         self.scheduler = scheduler
-        self.fast = fast
+        self.victim_groups = victim_groups
+        self.fast = fast and victim_groups is None
         self.materialize = materialize
         self.sample = sample
         self.rng = random.Random(seed)
@@ -160,7 +170,8 @@ class Evaluator:
         if cache is not None:
             order, from_cache = cache.prune(order, nominees, now, node_statuses)
         else:
-            order = self._prune(state, filters, order, nominees, node_statuses)
+            if self.victim_groups is None:
+                order = self._prune(state, filters, order, nominees, node_statuses)
             from_cache = np.zeros(order.size, bool)
         candidates: list[Candidate] = []
         if cache is not None and not self.sample and not self.materialize:
@@ -204,9 +215,14 @@ class Evaluator:
                       node_statuses: NodeStatuses) -> bool:
         """``select_victims_on_node`` on node ``i``; appends a candidate if it has one."""
         sched = self.scheduler
-        victims, violations, status = select_victims_on_node(
-            sched.nominator, sched.cluster.pdbs, state, filters, sched.cluster.node_view(i),
-            now)
+        if self.victim_groups is not None:
+            victims, violations, status = select_victim_units_on_node(
+                sched.nominator, sched.cluster.pdbs, state, filters,
+                sched.cluster.node_view(i), sched.cluster, self.victim_groups)
+        else:
+            victims, violations, status = select_victims_on_node(
+                sched.nominator, sched.cluster.pdbs, state, filters,
+                sched.cluster.node_view(i), now)
         if status is not None:
             node_statuses[i] = status
             return False
