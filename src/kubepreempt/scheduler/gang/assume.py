@@ -9,11 +9,20 @@ whole group is decided. Here the assumed pod is a copy bound on the cluster snap
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.scheduler import Scheduler
+
+_POD_SLOTS = Pod.__slots__
+
+
+def _shallow_copy(pod: Pod) -> Pod:
+    """``copy.copy(pod)``, an order of magnitude cheaper (a pod has only slots)."""
+    placed = object.__new__(Pod)
+    for name in _POD_SLOTS:
+        object.__setattr__(placed, name, getattr(pod, name))
+    return placed
 
 
 class Assumptions:
@@ -35,7 +44,7 @@ class Assumptions:
         if nominated:
             self.sched.nominator.remove(pod)
             self._undo.append(lambda: self.sched.nominator.add(pod, nominated))
-        placed = copy.copy(pod)
+        placed = _shallow_copy(pod)
         cluster.bind(placed, node_name)
 
         def forget() -> None:

@@ -1,0 +1,77 @@
+"""A gang's group decision against its members' single-pod decisions (issue item 5).
+
+    python benchmarks/bench_gang.py [--workload NAME] [--scale 1] [--runs 5] [--gangs 3]
+
+Builds a PodGroup workload whose gangs fit without preemption (default: ours,
+``GangScheduling/5000Nodes_1000Gangs_8Pods``), then, for each of the first ``--gangs``
+gangs, on the same snapshot (nothing applied in between):
+
+- the group decision: one ``schedule_pod_group`` (every member's cycle, assumed in turn,
+  Permit, every assumption undone);
+- the members' single-pod decisions: one ``schedule_one`` per member on that snapshot,
+  summed.
+
+Each is timed ``--runs`` times; the medians and their ratio are printed (the target: the
+group at most 1.2x the sum). The gang is applied (bound) before the next one is measured,
+as the bench does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+from kubepreempt import gang_workloads
+from kubepreempt.gang_workloads import GroupArrival
+from kubepreempt.scheduler.cycle import SCHEDULED, schedule_one
+from kubepreempt.scheduler.gang import schedule_pod_group
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workload", default="GangScheduling/5000Nodes_1000Gangs_8Pods")
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--gangs", type=int, default=3)
+    args = parser.parse_args()
+    workload = gang_workloads.get(args.workload, args.scale)
+    cluster, runner = workload.build()
+    sched = runner.sched
+    rows = []
+    arrivals = [a for a in workload.arrivals(runner) if isinstance(a, GroupArrival)]
+    for arrival in arrivals[:args.gangs]:
+        for pod in arrival.pods:
+            cluster.add_pending(pod)
+        group = arrival.group
+        group_times, single_times = [], []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            decision = schedule_pod_group(sched, group.namespace, group.name, group,
+                                          now=runner.now,
+                                          workload_preemption=runner.workload_preemption)
+            group_times.append(time.perf_counter() - start)
+            assert decision.result == SCHEDULED, decision.message
+            total = 0.0
+            for pod in arrival.pods:
+                start = time.perf_counter()
+                single = schedule_one(sched, pod, now=runner.now, evaluator=runner.evaluator)
+                total += time.perf_counter() - start
+                assert single.result == SCHEDULED
+            single_times.append(total)
+        g, s = statistics.median(group_times), statistics.median(single_times)
+        rows.append({"group": group.key, "pods": len(arrival.pods),
+                     "groupMs": round(g * 1000, 3), "singlePodsMs": round(s * 1000, 3),
+                     "ratio": round(g / s, 3)})
+        print(json.dumps(rows[-1]), flush=True)
+        for member in decision.members:  # apply, as the bench does
+            assert member.node is not None
+            cluster.bind(member.pod, member.node)
+    print(json.dumps({"workload": workload.name, "nodes": workload.nodes, "runs": args.runs,
+                      "medianRatio": statistics.median(r["ratio"] for r in rows)}))
+
+
+if __name__ == "__main__":
+    main()
