@@ -31,10 +31,15 @@ class Assumptions:
     def __init__(self, sched: Scheduler) -> None:
         self.sched = sched
         self._undo: list[Callable[[], None]] = []
+        # The pending pods in their order before the first assumption: forgetting puts
+        # a pod back at the end, and the order is the next group cycle's tie-break.
+        self._pending: list[tuple[str, Pod]] | None = None
 
     def assume(self, pod: Pod, node_name: str, victims: Iterable[Pod] = ()) -> None:
         """Place ``pod`` on ``node_name`` after removing ``victims`` from their nodes."""
         cluster = self.sched.cluster
+        if self._pending is None:
+            self._pending = list(cluster.pending.items())
         for victim in victims:
             if cluster.find_pod(victim.key) is not victim:
                 continue  # already removed for an earlier pod of the group
@@ -57,3 +62,8 @@ class Assumptions:
         """Undo every assumption, newest first."""
         while self._undo:
             self._undo.pop()()
+        if self._pending is not None:
+            pending = self.sched.cluster.pending
+            pending.clear()
+            pending.update(self._pending)
+            self._pending = None
