@@ -1,6 +1,7 @@
 """A gang's group decision against its members' single-pod decisions (issue item 5).
 
     python benchmarks/bench_gang.py [--workload NAME] [--scale 1] [--runs 5] [--gangs 3]
+    python benchmarks/bench_gang.py --table [--scale 1]   # docs/PERFORMANCE.md's rows
 
 Builds a PodGroup workload whose gangs fit without preemption (default: ours,
 ``GangScheduling/5000Nodes_1000Gangs_8Pods``), then, for each of the first ``--gangs``
@@ -14,6 +15,9 @@ gangs, on the same snapshot (nothing applied in between):
 Each is timed ``--runs`` times; the medians and their ratio are printed (the target: the
 group at most 1.2x the sum). The gang is applied (bound) before the next one is measured,
 as the bench does.
+
+``--table`` instead runs every PodGroup workload once (``kubepreempt bench NAME -o json``,
+a fresh process each) and prints one Markdown row per workload.
 """
 
 from __future__ import annotations
@@ -21,12 +25,31 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from kubepreempt import gang_workloads
 from kubepreempt.gang_workloads import GroupArrival
 from kubepreempt.scheduler.cycle import SCHEDULED, schedule_one
 from kubepreempt.scheduler.gang import schedule_pod_group
+
+
+def table(scale: float) -> None:
+    """One ``kubepreempt bench`` process per PodGroup workload, one Markdown row each."""
+    exe = str(Path(sys.executable).with_name("kubepreempt"))
+    print("| workload | nodes | pods | groups | pods/s | groups/s | median latency | victims |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in gang_workloads.GANG_WORKLOADS:
+        out = json.loads(subprocess.run(
+            [exe, "bench", name, "-o", "json", "--no-progress", "--scale", str(scale)],
+            check=True, capture_output=True, text=True).stdout)
+        groups = out["groupsPerSecond"]
+        print(f"| {out['workload']} | {out['nodes']:,} | {out['pods']:,} | {out['groups']:,} "
+              f"| {out['podsPerSecond']:,.0f} | {f'{groups:,.1f}' if groups else '-'} | "
+              f"{out['latencyMedianMs']:.2f} ms per {out['latencyPer']} | {out['victims']:,} |",
+              flush=True)
 
 
 def main() -> None:
@@ -36,7 +59,11 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--gangs", type=int, default=3)
+    parser.add_argument("--table", action="store_true", help="every PodGroup workload")
     args = parser.parse_args()
+    if args.table:
+        table(args.scale)
+        return
     workload = gang_workloads.get(args.workload, args.scale)
     cluster, runner = workload.build()
     sched = runner.sched

@@ -74,8 +74,7 @@ def test_sizes_match_upstream() -> None:
     assert (all_.nodes, all_.initial, all_.total_pods, all_.groups) == (1000, 10000, 100, 0)
     basic = g["GangPreemptionBasic/100Nodes_10PreemptorGangs_10Pods_Evicting_1000InitPods"]
     assert (basic.nodes, basic.initial, basic.total_pods, basic.groups) == (100, 1000, 100, 10)
-    groups = g["GangPreemptionPodGroups/100Nodes_1PreemptorGang_100Pods_Evicting_"
-               "5LowPriorityGangs"]
+    groups = g["GangPreemptionPodGroups/100Nodes_1PreemptorGang_100Pods_Evicting_5Gangs"]
     assert (groups.initial, groups.total_pods, groups.groups) == (500, 100, 1)
     affinity = g["GangPreemptionAffinity/100Nodes_1PreemptorGang_100Pods_Evicting_1000InitPods"]
     assert affinity.initial == 100 + 1000  # anchors, then low-priority pods
