@@ -152,3 +152,9 @@ def test_cli_runs_a_gang_workload(capsys) -> None:
     assert (out["nodes"], out["pods"], out["groups"], out["groupsScheduled"]) == (
         50, 80, 10, 10)
     assert out["latencyPer"] == "group" and out["latencyMedianMs"] > 0
+
+
+def test_cli_refuses_profile_options_for_a_gang_workload(capsys) -> None:
+    assert main(["bench", "GangScheduling/5000Nodes_1000Gangs_8Pods", "--scale", "0.01",
+                 "--sample-candidates"]) == 2
+    assert "do not apply" in capsys.readouterr().err

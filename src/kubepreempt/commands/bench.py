@@ -142,6 +142,11 @@ def register(app: typer.Typer) -> None:
             return
         if not scale > 0:
             fail_input("--scale must be positive")
+        if workload in gang_workloads.GANG_WORKLOADS and (
+                sample or scheduler_config or sample_nodes):
+            fail_input("the PodGroup workloads run upstream's default profile: "
+                       "--sample-candidates, --scheduler-config and --sample-nodes do not "
+                       "apply to them")
         try:
             result = bench(workload, scale, show_progress=not no_progress, sample=sample,
                            scheduler_config=scheduler_config, sample_nodes=sample_nodes)
