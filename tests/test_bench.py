@@ -63,8 +63,9 @@ def test_preemption_async_high_pods_preempt_and_bind() -> None:
 def test_cli_list_and_json(capsys) -> None:
     assert main(["bench", "--list", "-o", "json"]) == 0
     names = [w["workload"] for w in json.loads(capsys.readouterr().out)]
-    # the scheduler_perf workloads, then the two Kueue scheduler benchmarks
-    assert names[0] == "SchedulingBasic/5000Nodes_10000Pods" and len(names) == 6 + 15 + 2
+    # the scheduler_perf workloads, the PodGroup ones, then the two Kueue benchmarks
+    assert names[0] == "SchedulingBasic/5000Nodes_10000Pods" and len(names) == 6 + 15 + 10 + 2
+    assert "GangPreemptionBasic/100Nodes_10PreemptorGangs_10Pods_Evicting_1000InitPods" in names
     assert main(["bench", "PreemptionBasic/1000Nodes", "--scale", "0.02", "-o", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {"workload", "nodes", "pods", "seconds", "podsPerSecond", "victims",

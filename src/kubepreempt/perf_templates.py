@@ -116,3 +116,78 @@ def node(name: str, pods: int = 110, labels: dict[str, str] | None = None,
             "spec": {}, "status": {"capacity": capacity,
                                    "conditions": [{"status": "True", "type": "Ready"}],
                                    "phase": "Running"}}
+
+
+# --- PodGroup workloads (test/integration/scheduler_perf/default_preemption and
+# workload_preemption, Kubernetes 1.37; GenericWorkload on) ---------------------------
+
+def _sized(cpu: str, memory: str) -> dict[str, dict[str, str]]:
+    amounts = {"cpu": cpu, "memory": memory}
+    return {"requests": dict(amounts), "limits": dict(amounts)}
+
+
+def _ported(port: int | None, resources: dict) -> list[dict[str, Any]]:
+    container: dict[str, Any] = {"name": "pause", "resources": resources}
+    if port is not None:
+        container["ports"] = [{"containerPort": 80, "hostPort": port}]
+    return [container]
+
+
+_BLUE = {"app": "blue", "label1": "value1", "label2": "value2", "label3": "value3",
+         "label4": "value4"}
+
+
+def pod_group(namespace: str, index: int, min_count: int, priority: int,
+              disruption: str = "single") -> dict[str, Any]:
+    """``podgroup.yaml``: PodGroup ``gang-<index>``, a gang of ``min_count``, the given
+    priority and disruption mode (``single`` or ``all``)."""
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": f"gang-{index}", "namespace": namespace},
+            "spec": {"priority": priority, "disruptionMode": {disruption: {}},
+                     "schedulingPolicy": {"gang": {"minCount": min_count}}}}
+
+
+def gang_pod(namespace: str, index: int, per_group: int, cpu: str, priority: int,
+             memory: str = "100Mi", host_port_base: int | None = None, grouped: bool = True,
+             affinity: bool = False) -> dict[str, Any]:
+    """A member of PodGroup ``gang-<index // per_group>`` named ``pod-gang-<index>``:
+    ``workload_preemption/templates/gang-pod.yaml`` (100Mi; ``host_port_base``: one host
+    port per group, so a group's pods land on different nodes), ``pod-gang-affinity.yaml``
+    (``affinity``: 3970m / 500Mi, required affinity to the blue pods per hostname) or
+    ``default_preemption/templates/gang-pod.yaml`` (50Mi; ``grouped`` False: a plain pod,
+    upstream's empty disruptionMode)."""
+    group = index // per_group
+    port = None if host_port_base is None else host_port_base + group
+    spec: dict[str, Any] = {"priority": priority, "terminationGracePeriodSeconds": 0,
+                            "containers": _ported(port, _sized(cpu, memory))}
+    if grouped:
+        spec["schedulingGroup"] = {"podGroupName": f"gang-{group}"}
+    if affinity:
+        spec["affinity"] = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": dict(_BLUE)}, "topologyKey": HOSTNAME,
+             "namespaceSelector": {}}]}}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"pod-gang-{index}", "namespace": namespace}, "spec": spec}
+
+
+def spread_pod(template: str, namespace: str, index: int, per_node: int) -> dict[str, Any]:
+    """``workload_preemption/templates/pod-low-priority.yaml`` (40m, priority = index,
+    host port 8000 + index mod per_node) or ``pod-anchor-high-priority.yaml`` (10m,
+    priority 9999999, host port 7000 + ...): the host port spreads them evenly."""
+    low = template == "pod-low-priority"
+    port = (8000 if low else 7000) + index % per_node
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"{template}-{index}", "namespace": namespace,
+                         "labels": dict(_BLUE)},
+            "spec": {"priority": index if low else 9999999,
+                     "terminationGracePeriodSeconds": 0,
+                     "containers": _ported(port, _sized("40m" if low else "10m", "100Mi"))}}
+
+
+def preemptor_pod(namespace: str, index: int) -> dict[str, Any]:
+    """``default_preemption/templates/pod-high-priority.yaml``: 3970m / 500Mi, priority
+    9999999, grace 0."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"pod-high-priority-{index}", "namespace": namespace},
+            "spec": {"priority": 9999999, "terminationGracePeriodSeconds": 0,
+                     "containers": _ported(None, _sized("3970m", "500Mi"))}}

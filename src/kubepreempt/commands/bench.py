@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from kubepreempt import workloads
+from kubepreempt import gang_workloads, workloads
 from kubepreempt.api.objects import Pod
 from kubepreempt.cli import fail_input
 from kubepreempt.cli_common import DATA_OUTPUTS, TABLE, emit, output_option
@@ -41,6 +41,8 @@ def bench(name: str, scale: float = 1.0, show_progress: bool = True,
           sample: bool = False, scheduler_config: str | None = None,
           sample_nodes: bool = False) -> dict:
     """Build and run one workload; the JSON object the command prints."""
+    if name in gang_workloads.GANG_WORKLOADS:
+        return _bench_gangs(gang_workloads.get(name, scale), show_progress)
     workload = workloads.get(name, scale)
     cluster = workload.build()
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
@@ -67,6 +69,18 @@ def bench(name: str, scale: float = 1.0, show_progress: bool = True,
             "victims": stats.victims, "scheduled": stats.scheduled,
             "preemptors": stats.preempted, "unschedulable": stats.unschedulable,
             "peakRssMiB": peak_rss_mib(), "schedulerConfig": scheduler_config}
+
+
+def _bench_gangs(workload: gang_workloads.GangWorkload, show_progress: bool) -> dict:
+    """A PodGroup workload: pods/s as above, with groups/s and the per-group latency."""
+    console = Console(file=sys.stderr)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, disable=not show_progress,
+                  transient=True) as bar:
+        task = bar.add_task(workload.name, total=workload.total_pods)
+        result = gang_workloads.bench(workload, lambda done: bar.update(task, completed=done)
+                                      if show_progress else None)
+    return {**result, "peakRssMiB": peak_rss_mib(), "schedulerConfig": None}
 
 
 def register(app: typer.Typer) -> None:
@@ -100,13 +114,15 @@ def register(app: typer.Typer) -> None:
             if output in DATA_OUTPUTS:
                 emit([{"workload": w.name, "nodes": w.nodes, "initialPods": w.initial,
                        "measuredPods": w.total_pods, "description": w.description}
-                      for w in workloads.ALL_WORKLOADS.values()]
+                      for w in [*workloads.ALL_WORKLOADS.values(),
+                                *gang_workloads.GANG_WORKLOADS.values()]]
                      + [{"workload": c.name, "nodes": 0, "initialPods": 0,
                          "measuredPods": 0, "description": describe(c)}
                         for c in CONFIGS.values()], output)
                 return
             table = new_table("workload", "nodes", "initial", "measured", "what")
-            for w in workloads.ALL_WORKLOADS.values():
+            for w in [*workloads.ALL_WORKLOADS.values(),
+                      *gang_workloads.GANG_WORKLOADS.values()]:
                 table.add_row(w.name, str(w.nodes), str(w.initial), str(w.total_pods),
                               w.description)
             for c in CONFIGS.values():
@@ -126,6 +142,11 @@ def register(app: typer.Typer) -> None:
             return
         if not scale > 0:
             fail_input("--scale must be positive")
+        if workload in gang_workloads.GANG_WORKLOADS and (
+                sample or scheduler_config or sample_nodes):
+            fail_input("the PodGroup workloads run upstream's default profile: "
+                       "--sample-candidates, --scheduler-config and --sample-nodes do not "
+                       "apply to them")
         try:
             result = bench(workload, scale, show_progress=not no_progress, sample=sample,
                            scheduler_config=scheduler_config, sample_nodes=sample_nodes)

@@ -249,8 +249,12 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
     scheduled = assigned  # ScheduledPodsCount: assigned + assumed
     try:
         for pod in queued:
+            # The pod's own profile is ``sched``: the cycle makes this very evaluator
+            # itself, and only when DefaultPreemption runs (a pod that fits saves it).
+            evaluator = None if sched.profile_for(pod) is sched else Evaluator(
+                sched, now=now, materialize=explain)
             cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
-                                 evaluator=Evaluator(sched, now=now, materialize=explain))
+                                 evaluator=evaluator)
             if cycle.result not in (SCHEDULED, PREEMPT):
                 outcomes.append(Outcome(pod, None, cycle.message, [], None))
                 continue  # IsRejected: the group may still be schedulable

@@ -33,13 +33,32 @@ def cycle_order(pods: list[Pod]) -> list[Pod]:
     return [p for _, p in indexed]
 
 
+def _names_group(pod: Pod, name: str) -> bool:
+    """``pod_group_name(pod) == name`` for a non-empty ``name``, without the abstract
+    type checks on the plain dicts a manifest is made of (this runs over every pod of
+    the namespace, once per group cycle)."""
+    raw = pod.raw
+    if not raw:
+        return False
+    if type(raw) is dict:
+        spec = raw.get("spec")
+        if type(spec) is dict:
+            group = spec.get("schedulingGroup")
+            if group is None:
+                return False
+            if type(group) is dict:
+                return group.get("podGroupName") == name
+    return pod_group_name(pod) == name
+
+
 def members_of(cluster: Cluster, namespace: str, name: str) -> Members:
     """The pods naming PodGroup ``namespace/name`` in ``spec.schedulingGroup``."""
     out = Members()
-    for pod in cluster.pods.values():
-        if pod.namespace == namespace and pod_group_name(pod) == name:
-            out.assigned.append(pod)
+    if not name:  # no pod names an empty group
+        return out
+    out.assigned = [p for p in cluster.pods.values()
+                    if p.namespace == namespace and _names_group(p, name)]
     pending = [p for p in cluster.pending.values()
-               if p.namespace == namespace and pod_group_name(p) == name]
+               if p.namespace == namespace and _names_group(p, name)]
     out.unscheduled = cycle_order(pending)
     return out
