@@ -140,3 +140,30 @@ def test_a_node_given_with_f_is_named_with_what_to_do(tmp_path: Path, capsys) ->
     assert "1 Node" not in err
     assert "Node n2 is not added to the cluster" in err
     assert "give it among the cluster inputs" in err and "--node-like" in err
+
+
+def test_progress_hook_sees_every_decision() -> None:
+    """The hook a command sets (stderr progress) hears of each pod decided, with the
+    number created so far."""
+    calls: list[tuple[int, int]] = []
+    token = place_module.PROGRESS.set(lambda done, queued: calls.append((done, queued)))
+    try:
+        what_if(two_cpu_cluster(), docs_of(deployment("web", 4, "1")), now=1e9)
+    finally:
+        place_module.PROGRESS.reset(token)
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_progress_only_for_people(monkeypatch) -> None:
+    """Progress is reported for a terminal's table output, never with -o json/yaml."""
+    import sys
+
+    from kubepreempt.commands.schedule import placing
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    for output in ("json", "yaml"):
+        with placing(output):
+            assert place_module.PROGRESS.get() is None
+    with placing("table"):
+        assert place_module.PROGRESS.get() is not None
+    assert place_module.PROGRESS.get() is None

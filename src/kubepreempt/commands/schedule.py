@@ -165,7 +165,7 @@ def unused_new_warnings(docs: Documents) -> list[str]:
                      "holds the new pods and workloads only. To place them with this node, "
                      "give it among the cluster inputs (the files before -f); to ask how "
                      "many nodes like it they need, use `advise -f ... --node-like NAME` "
-                     "with a node of that shape among the cluster inputs")
+                     "(NAME: a node of the cluster) or `--node-shape`")
     return lines
 
 

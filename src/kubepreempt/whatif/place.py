@@ -298,6 +298,7 @@ def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
     """Typed pods, each through the API server's RuntimeClass admission as it is created
     (before it has a UID: admission runs on create)."""
     out = []
+    shared: Any = None  # the first replica's spec: equal later ones share it (memory)
     for i, manifest in enumerate(exp.pods):
         source = Source(f"{exp.source}:{exp.kind}/{exp.name}", i)
         meta = manifest["metadata"]
@@ -306,6 +307,11 @@ def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
             admitted = admit(bare, source)
             if admitted is not bare:
                 manifest = {**admitted, "metadata": meta}
+            spec = manifest.get("spec")
+            if shared is None:
+                shared = spec
+            elif spec is not shared and spec == shared:
+                manifest["spec"] = shared  # read only from here on
             out.append(parse_pod(manifest, source, resolve))
         except InputError as exc:
             # The pod comes from the workload's template: name the workload's document
