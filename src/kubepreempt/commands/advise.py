@@ -19,7 +19,12 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
-from kubepreempt.commands.schedule import nothing_to_place
+from kubepreempt.commands.schedule import (
+    max_pods_option,
+    nothing_to_place,
+    placing,
+    warn_unused_new,
+)
 from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
@@ -28,7 +33,8 @@ from kubepreempt.manifests import load_documents
 from kubepreempt.release_options import kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
-from kubepreempt.whatif.place import NEW_KINDS, expand_documents
+from kubepreempt.whatif.limits import DEFAULT_MAX_PODS, check_pod_limit
+from kubepreempt.whatif.place import expand_documents
 
 
 def register(app: typer.Typer) -> None:
@@ -57,6 +63,7 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, seed_option("generated pod names")] = DEFAULT_SEED,
         scheduler_config: Annotated[str | None, typer.Option(
             "--scheduler-config", help=CLI_HELP)] = None,
+        max_pods: Annotated[int, max_pods_option()] = DEFAULT_MAX_PODS,
     ) -> None:
         """Lowest priority / PriorityClass that places it, PDBs in the way, nodes to add,
         and the filters that exclude nodes with the smallest change that admits one."""
@@ -66,6 +73,9 @@ def register(app: typer.Typer) -> None:
         if like and shape:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
+        docs = load_documents(new) if new else None
+        if docs is not None:
+            check_pod_limit(docs, WORKLOAD_KINDS, max_pods)  # before any work
         with loading("reading the cluster", output):
             cluster, warnings = build_with_warnings(load_input(files))
             print_warnings(warnings)
@@ -76,8 +86,8 @@ def register(app: typer.Typer) -> None:
             workloads = [(f"Pod/{target.key}", [target], False)]
             subject = target.key
         else:
-            docs = load_documents(new or [])
-            docs.warn_unused(NEW_KINDS)
+            assert docs is not None
+            warn_unused_new(docs)
             expanded = expand_documents(cluster, docs, seed=seed)
             workloads = [(key, pods, ordered) for key, pods, ordered, _ in expanded]
             if not workloads:
@@ -88,7 +98,8 @@ def register(app: typer.Typer) -> None:
             subject = ", ".join(key for key, _, _ in workloads)
         template = node_like(cluster, like) if like else (
             parse_shape(shape, label or (), taint or ()) if shape else None)
-        result = advise(cluster, workloads, subject=subject, node_template=template)
+        with placing(output):
+            result = advise(cluster, workloads, subject=subject, node_template=template)
         if output in DATA_OUTPUTS:
             emit({**result.to_json(), "seed": seed, "modelled": modelled_json()}, output)
         else:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 if TYPE_CHECKING:  # rich is imported only when a table is printed
     from rich.console import Console
 
-    from kubepreempt.whatif.place import WhatIf
+    from kubepreempt.whatif.place import Placement, WhatIf
 
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
@@ -48,6 +50,15 @@ from kubepreempt.release_options import current_modelled, kube_release, modelled
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.scheduler.preemption import TIE_BREAKS
 from kubepreempt.scheduler.preemption.pick import ONLY_CANDIDATE
+from kubepreempt.whatif.limits import DEFAULT_MAX_PODS
+
+
+def max_pods_option() -> Any:
+    """The ``--max-pods`` option of ``schedule -f`` and ``advise -f``."""
+    return typer.Option(
+        "--max-pods", metavar="N", min=1,
+        help="With -f: refuse a workload that asks for more pods than this (a mistyped "
+        "replica count would take long and much memory).")
 
 
 def register(app: typer.Typer) -> None:
@@ -86,6 +97,7 @@ def register(app: typer.Typer) -> None:
             "--pod-group", metavar="[NAMESPACE/]NAME",
             help="Decide a scheduling.k8s.io/v1beta1 PodGroup all or nothing (Kubernetes "
             "1.37 gang scheduling) instead of one pod.")] = None,
+        max_pods: Annotated[int, max_pods_option()] = DEFAULT_MAX_PODS,
     ) -> None:
         """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts.
 
@@ -100,7 +112,7 @@ def register(app: typer.Typer) -> None:
             return
         if new:
             run_what_if(files, new, pod, output, explain, not no_preemption, seed,
-                        scheduler_config, sample_nodes, max_rows)
+                        scheduler_config, sample_nodes, max_rows, max_pods)
             return
         if pod is None:
             raise typer.BadParameter("give --pod [NAMESPACE/]NAME or -f NEW.yaml",
@@ -138,26 +150,89 @@ def register(app: typer.Typer) -> None:
 def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output: str,
                 explain: bool, preemption: bool, seed: int,
                 scheduler_config: str | None = None, sample_nodes: bool = False,
-                max_rows: int = 50) -> None:
+                max_rows: int = 50, max_pods: int = DEFAULT_MAX_PODS) -> None:
     """``schedule -f``: expand, place, print."""
     # The controllers' expansion (croniter, hashing) loads only for -f.
     from kubepreempt.controllers.expand import WORKLOAD_KINDS
-    from kubepreempt.whatif.place import NEW_KINDS, what_if
+    from kubepreempt.whatif.limits import check_pod_limit
+    from kubepreempt.whatif.place import what_if
 
+    docs = load_documents(new)
+    check_pod_limit(docs, WORKLOAD_KINDS, max_pods)  # before any work
     with loading("reading the cluster", output):
         cluster, warnings = build_with_warnings(load_input(files))
         print_warnings(warnings)
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
     extra = [resolve_pod(cluster, qualify(pod))] if pod else []
-    docs = load_documents(new)
-    result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
-                     extra_pods=extra)
-    docs.warn_unused(NEW_KINDS)
+    with placing(output):
+        result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
+                         extra_pods=extra)
+    warn_unused_new(docs)
     if output in DATA_OUTPUTS:
         emit({**result.to_json(explain=explain), "seed": seed, "modelled": modelled_json()},
              output)
     else:
         render_what_if(result, explain, max_rows, nothing_to_place(docs, WORKLOAD_KINDS))
+
+
+def unused_new_warnings(docs: Documents) -> list[str]:
+    """Warnings about the objects of the ``-f`` documents the run does not use: one line
+    for the kinds it never reads, and one per Node, saying where a node belongs."""
+    from kubepreempt.whatif.place import NEW_KINDS
+
+    lines = []
+    line = docs.unused_warning((*NEW_KINDS, "Node"))
+    if line is not None:
+        lines.append(line)
+    for o in docs.of("Node"):
+        lines.append(f"warning: {o.source}: Node {o.name} is not added to the cluster: -f "
+                     "holds the new pods and workloads only. To place them with this node, "
+                     "give it among the cluster inputs (the files before -f); to ask how "
+                     "many nodes like it they need, use `advise -f ... --node-like NAME` "
+                     "(NAME: a node of the cluster) or `--node-shape`")
+    return lines
+
+
+def warn_unused_new(docs: Documents) -> None:
+    """Print :func:`unused_new_warnings` on stderr."""
+    for line in unused_new_warnings(docs):
+        print(line, file=sys.stderr)
+
+
+#: Seconds of placing before progress shows.
+PROGRESS_DELAY = 2.0
+
+
+@contextmanager
+def placing(output: str, delay: float = PROGRESS_DELAY) -> Iterator[None]:
+    """Progress of placing new pods on stderr (pods decided of those queued), shown once
+    it has taken ``delay`` seconds, only for a terminal, never when the output is data."""
+    from kubepreempt.whatif.place import PROGRESS
+
+    if output in DATA_OUTPUTS or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    status = Console(stderr=True).status("placing new pods")
+    start = time.monotonic()
+    shown = [0.0]  # when the text was last updated (0: not shown yet)
+
+    def report(done: int, queued: int) -> None:
+        now = time.monotonic()
+        if now - start < delay or now - shown[0] < 0.2:
+            return
+        if not shown[0]:
+            status.start()
+        shown[0] = now
+        status.update(f"placing new pods: {done:,} decided, {queued:,} created so far")
+
+    token = PROGRESS.set(report)
+    try:
+        yield
+    finally:
+        PROGRESS.reset(token)
+        status.stop()
 
 
 def nothing_to_place(docs: Documents, kinds: Iterable[str]) -> list[str]:
@@ -185,15 +260,15 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50,
         return
     table = new_table("pod", "workload", "priority", "result", "node", "victims / why pending",
                       keys=(0, 1, 4), title="New pods, in the order the scheduler takes them")
-    for p in result.placements:
+    for p, n in runs(result.placements):
         detail = ", ".join(v.key for v in p.victims) if p.victims else p.message
         outcome = p.result
         if p.result == PREEMPT:
             outcome += ", then bound" if p.bound_node else ", then pending"
         elif p.bound_node:
             outcome += ", then bound"
-        table.add_row(p.pod.key, p.workload, str(p.pod.priority), outcome,
-                      p.bound_node or p.node or "-", detail)
+        table.add_row(p.pod.key + (f" ×{n}" if n > 1 else ""), p.workload,
+                      str(p.pod.priority), outcome, p.bound_node or p.node or "-", detail)
     console.print(table)
     s = result.summary()
     console.print(f"{s['pods']} pod(s): {s['scheduled']} scheduled, {s['preempting']} "
@@ -224,10 +299,32 @@ def render_what_if(result: WhatIf, explain: bool, max_rows: int = 50,
     if s["clearedNominations"]:
         console.print("Nominations cleared: " + ", ".join(s["clearedNominations"]))
     if explain:
-        for p in result.placements:
+        for p, n in runs(result.placements):
             if p.decision is not None:
-                console.print(f"--- {p.pod.key}")
+                console.print(f"--- {p.pod.key}" + (
+                    f" (and the {n - 1} identical replicas after it)" if n > 1 else ""))
                 render(p.decision, True, max_rows)
+
+
+def runs(placements: Sequence[Placement]) -> list[tuple[Placement, int]]:
+    """Placements as ``(first, count)``: a pod followed by the replicas its cycle answered
+    (same template, pending for the same reason, nothing changed in between) is one
+    entry, shown as one row ``×count``."""
+    out: list[tuple[Placement, int]] = []
+    for p in placements:
+        if out and _repeats(out[-1][0], p):
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((p, 1))
+    return out
+
+
+def _repeats(first: Placement, p: Placement) -> bool:
+    """True when ``p`` was answered by ``first``'s cycle and both are still pending for
+    the same reason (the settle pass may have bound or changed one of them since)."""
+    return (p.answered_by is not None and p.answered_by in (first.pod.key, first.answered_by)
+            and p.result == first.result and p.message == first.message
+            and not p.bound_node and not first.bound_node)
 
 
 def _iso(epoch: float) -> str:

@@ -26,16 +26,30 @@ Every new pod first passes the apiserver's ResourceQuota admission
 exist at that moment (the cluster's and the new pods created before it): a refused pod is
 reported ``rejected`` with the apiserver's message and never queued (its controller would
 retry later; an OrderedReady StatefulSet creates nothing after it).
+
+Identical pending replicas are answered once. When a pod's cycle ends unschedulable and
+the next pod taken from the queue comes from the same workload with the same template (every
+scheduling input equal but the name and UID: a Deployment's, ReplicaSet's or plain Job's
+replicas, not a StatefulSet's or Indexed Job's, whose pods differ in hostname, labels or
+claims) and nothing was bound, nominated or deleted in between, it gets the same answer
+without a new cycle: upstream's cycle for it would see the same snapshot, run the same
+filters on the same pod spec and return the same FitError (an unschedulable cycle changes
+nothing, and pods waiting in the queue are not in the snapshot). This is what makes a
+100,000-replica Deployment that does not fit cost one cycle per distinct answer rather than
+one per pod.
 """
 
 from __future__ import annotations
 
+import copy
 import heapq
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields
 from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from kubepreempt.api.errors import InputError, Source
@@ -70,6 +84,10 @@ FITS_NOWHERE = "preempted, but fits nowhere once its victims left"
 # The kinds `schedule -f` / `advise -f` read from the new documents.
 NEW_KINDS = ("Pod", "PriorityClass", *WORKLOAD_KINDS, *SOURCE_KINDS)
 
+#: Called as ``(pods decided, pods queued so far)`` after each decision of :func:`place`
+#: (a command sets it to show progress; None: nothing is reported).
+PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("PROGRESS", default=None)
+
 
 @dataclass(slots=True, eq=False)
 class Placement:
@@ -86,6 +104,9 @@ class Placement:
     decision: Decision | None = None
     bound_node: str | None = None  # a preemptor's node once its victims are gone
     bound_at: float | None = None  # when it bound (scheduled: at once; else victims gone)
+    # the pod of the same template whose unschedulable cycle answered this one (None: its
+    # own cycle decided it)
+    answered_by: str | None = None
 
     def to_json(self, explain: bool = False) -> dict[str, Any]:
         """One entry of the ``pods`` list of ``-o json``."""
@@ -277,6 +298,7 @@ def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
     """Typed pods, each through the API server's RuntimeClass admission as it is created
     (before it has a UID: admission runs on create)."""
     out = []
+    shared: Any = None  # the first replica's spec: equal later ones share it (memory)
     for i, manifest in enumerate(exp.pods):
         source = Source(f"{exp.source}:{exp.kind}/{exp.name}", i)
         meta = manifest["metadata"]
@@ -285,6 +307,11 @@ def _typed(exp: Expansion, resolve, admit) -> list[Pod]:
             admitted = admit(bare, source)
             if admitted is not bare:
                 manifest = {**admitted, "metadata": meta}
+            spec = manifest.get("spec")
+            if shared is None:
+                shared = spec
+            elif spec is not shared and spec == shared:
+                manifest["spec"] = shared  # read only from here on
             out.append(parse_pod(manifest, source, resolve))
         except InputError as exc:
             # The pod comes from the workload's template: name the workload's document
@@ -334,13 +361,27 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
         for _ in range(1 if group.ordered else len(group.pods)):
             if group.next < len(group.pods):
                 create(gi)
+    progress = PROGRESS.get()
+    # (group, pod, its placement) of the last cycle that ended unschedulable, while
+    # nothing has changed since; None once anything is bound, nominated or deleted
+    last_pending: tuple[int, Pod, Placement] | None = None
     while heap:
         _, s, gi = heapq.heappop(heap)
         pod = by_pod.pop(s)
-        decision = decide(sched, pod, preemption, explain, at)
-        placement = _apply(cluster, sched, pod, groups[gi].key, decision, at, terminating)
-        placement.decision = decision
+        if last_pending is not None and last_pending[0] == gi \
+                and same_template(last_pending[1], pod):
+            placement = _answered_like(pod, last_pending[2])
+        else:
+            decision = decide(sched, pod, preemption, explain, at)
+            placement = _apply(cluster, sched, pod, groups[gi].key, decision, at,
+                               terminating)
+            placement.decision = decision
+        last_pending = (gi, pod, placement) if placement.result == UNSCHEDULABLE \
+            and not pod.nominated_node_name else \
+            (last_pending if placement.result in (IGNORED, SKIPPED) else None)
         placements.append(placement)
+        if progress is not None:
+            progress(len(placements), seq)
         if placement.result == UNSCHEDULABLE and on_pending is not None:
             on_pending(pod)
         group = groups[gi]
@@ -355,6 +396,34 @@ def place(cluster: Cluster, workloads: Iterable[tuple[str, list[Pod], bool]], *,
                 pod, group.key, NOT_CREATED,
                 message=f"not created: OrderedReady waits for {prev} to be Running and Ready"))
     return WhatIf(placements)
+
+
+# Pod fields that differ between replicas of one template without changing any answer.
+_IDENTITY = frozenset({"name", "key", "uid", "source", "raw"})  # key: namespace/name
+_scheduling_inputs = attrgetter(*(f.name for f in fields(Pod) if f.name not in _IDENTITY))
+
+
+def same_template(a: Pod, b: Pod) -> bool:
+    """True when ``a`` and ``b`` are replicas of one template: equal in every field the
+    scheduler reads (namespace, labels, annotations, requests, priority, tolerations,
+    affinity, spreading, ...) and in their manifests' ``spec``; only the name and UID
+    may differ."""
+    if _scheduling_inputs(a) != _scheduling_inputs(b):
+        return False
+    spec_a = a.raw.get("spec") if isinstance(a.raw, Mapping) else None
+    spec_b = b.raw.get("spec") if isinstance(b.raw, Mapping) else None
+    return spec_a == spec_b
+
+
+def _answered_like(pod: Pod, first: Placement) -> Placement:
+    """``pod``'s placement answered by the unschedulable cycle of ``first``, a replica of
+    the same template decided in the same cluster state (see the module docstring)."""
+    decision = None
+    if first.decision is not None:
+        decision = copy.copy(first.decision)  # shares the read-only statuses
+        decision.pod = pod.key
+    return Placement(pod, first.workload, first.result, message=first.message,
+                     decision=decision, answered_by=first.answered_by or first.pod.key)
 
 
 def admit(cluster: Cluster, pod: Pod, now: float) -> str | None:
@@ -411,8 +480,17 @@ def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
         waiting = sorted((p for p in placements
                           if p.result in (PREEMPT, UNSCHEDULABLE) and not p.bound_node),
                          key=lambda p: (-p.pod.priority, order[id(p)]))
+        # the last retry that failed and changed nothing: a replica of the same template
+        # right after it fails the same way (see the module docstring)
+        last: tuple[Placement, Decision] | None = None
         for p in waiting:
-            decision = decide(sched, p.pod, preemption, False, t)
+            if last is not None and last[0].workload == p.workload \
+                    and last[0].result == p.result and not p.pod.nominated_node_name \
+                    and same_template(last[0].pod, p.pod):
+                decision = last[1]
+            else:
+                decision = decide(sched, p.pod, preemption, False, t)
+            last = None
             if decision.result == SCHEDULED:
                 assert decision.node is not None
                 p.pod.start_time = t
@@ -429,9 +507,13 @@ def _settle(cluster: Cluster, sched: Scheduler, placements: list[Placement],
             if decision.result != PREEMPT:
                 pre = decision.preemption
                 if pre is None or not pre.eligible:
+                    if not p.pod.nominated_node_name:
+                        last = (p, decision)
                     continue  # its own victims are still terminating: it keeps waiting
                 if p.pod.nominated_node_name:
                     sched.nominator.remove(p.pod)  # preemption found no node: cleared
+                else:
+                    last = (p, decision)
                 if p.result == PREEMPT:
                     p.message = f"{FITS_NOWHERE}: {decision.message}"
                 continue
