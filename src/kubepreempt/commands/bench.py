@@ -105,7 +105,7 @@ def register(app: typer.Typer) -> None:
             "--sample-nodes", help=SAMPLE_NODES_HELP)] = False,
         kueue_version: Annotated[str, typer.Option(
             "--kueue-version", help="Kueue release for kueue-baseline / kueue-large-scale: "
-            "current or v0.7.")] = "current",
+            "0.20 (the default; current is an alias) or v0.7.")] = "0.20",
     ) -> None:
         """Run an upstream scheduler_perf workload in memory and report pods per second
         (kueue-baseline, kueue-large-scale: Kueue's own scheduler benchmark, simulated)."""

@@ -90,7 +90,7 @@ def register(app: typer.Typer) -> None:
         = DEFAULT_MAX_PODS,
         kueue_version: Annotated[str, typer.Option(
             "--kueue-version", help="Kueue release the scenario's Kueue objects follow: "
-            "current or v0.7.")] = "current",
+            "0.20 (the default; current is an alias) or v0.7.")] = "0.20",
         controller_latency: Annotated[str, typer.Option(
             "--controller-latency", help="Time a workload controller takes to create a "
             "pod (e.g. 1s).")] = "0",
