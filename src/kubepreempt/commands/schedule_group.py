@@ -9,7 +9,6 @@ WorkloadAwarePreemption gate on, an unschedulable group runs workload-aware pree
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 
 from kubepreempt.api.errors import InputError
@@ -20,6 +19,7 @@ from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.cluster import build_cluster
 from kubepreempt.cluster_state import Cluster
+from kubepreempt.commands.workload_api import say_taken_on
 from kubepreempt.live.options import load_input, qualify
 from kubepreempt.manifests import Documents
 from kubepreempt.release import Modelled
@@ -28,6 +28,7 @@ from kubepreempt.scheduler.gang import GroupDecision, schedule_pod_group
 from kubepreempt.scheduler.gang.preemption import WorkloadPreemption
 from kubepreempt.scheduler.scheduler import Scheduler
 
+V1BETA1 = "scheduling.k8s.io/v1beta1"
 # --pod-group uses the 1.37 workload API: its gate is on unless told otherwise.
 POD_GROUP_GATES: Mapping[str, bool] = {"GenericWorkload": True}
 
@@ -37,7 +38,7 @@ def gates_for(release: Modelled) -> dict[str, bool]:
     ``--feature-gates``): GenericWorkload is on unless the flag turns it off (asking for a
     PodGroup says the API is served), and with it, in 1.37, gang scheduling and
     workload-aware preemption (the gates 1.36 had for them were folded into it)."""
-    if release.version != "1.37":
+    if V1BETA1 not in release.release.workload_api:
         raise InputError(f"--pod-group models Kubernetes 1.37's scheduling.k8s.io/v1beta1 "
                          f"Workload API; {release.version}'s alpha API is not modelled "
                          "(use --kube-version 1.37)")
@@ -83,9 +84,7 @@ def run_pod_group(files: list[str] | None, pod_group: str, output: str, preempti
         raise InputError(f"--pod-group {key}: no such PodGroup in the input, and no pod "
                          "names it in spec.schedulingGroup.podGroupName")
     if taken_on and release is not None:
-        print(f"note: the input holds scheduling.k8s.io/v1beta1 objects, so GenericWorkload "
-              f"is taken as on for Kubernetes {release.version} (--feature-gates "
-              "GenericWorkload=false refuses them)", file=sys.stderr)
+        say_taken_on(release.version, "refuses them")
     if output in DATA_OUTPUTS:
         out = {**decision.to_json(), "seed": seed}
         if release is not None:

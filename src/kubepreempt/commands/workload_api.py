@@ -79,9 +79,15 @@ def load_objects(api: WorkloadApi, docs: Documents, cluster: Cluster) -> None:
              "PodGroupPreemptionPolicy": api.release.enabled("PodGroupPreemptionPolicy")}
     api.objects = load_group_objects(docs.of, cluster.priority, gates)
     if api.taken_on:
-        print(f"note: the input holds scheduling.k8s.io/v1beta1 objects, so {GATE} is "
-              f"taken as on for Kubernetes {api.release.version} (--feature-gates "
-              f"{GATE}=false decides without them)", file=sys.stderr)
+        say_taken_on(api.release.version, "decides without them")
+
+
+def say_taken_on(version: str, when_off: str) -> None:
+    """The one line saying GenericWorkload was taken as on because the input holds the
+    v1beta1 objects; ``when_off``: what ``--feature-gates GenericWorkload=false`` does."""
+    print(f"note: the input holds scheduling.k8s.io/v1beta1 objects, so {GATE} is "
+          f"taken as on for Kubernetes {version} (--feature-gates {GATE}=false "
+          f"{when_off})", file=sys.stderr)
 
 
 def warn_missing_groups(api: WorkloadApi, docs: Documents, cluster: Cluster) -> None:
