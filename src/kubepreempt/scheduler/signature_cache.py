@@ -110,7 +110,7 @@ class SignatureCache:
         local, others = [], []
         prescored: list[ScorePlugin] = []
         for s in scorers:
-            if s.score_relevant(state):
+            if "score_relevant" not in s.hooks or s.score_relevant(state):
                 node_local = getattr(s, "node_local_score", None)
                 if node_local is not None and node_local(state):
                     local.append(s)
@@ -155,7 +155,7 @@ class SignatureCache:
             total = np.full(n, _INFEASIBLE, np.int64)
             part = entry.total[feasible].copy()
             for plugin in others:
-                if plugin not in prescored:
+                if "pre_score" in plugin.hooks and plugin not in prescored:
                     plugin.pre_score(state, feasible)
                 part += plugin.score(state, feasible) * plugin.weight
             total[feasible] = part
@@ -188,7 +188,8 @@ def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list[
     if remaining.size:
         total = np.zeros(remaining.size, np.int64)
         for plugin in scorers:
-            plugin.pre_score(state, remaining)
+            if "pre_score" in plugin.hooks:
+                plugin.pre_score(state, remaining)
             total += plugin.score(state, remaining) * plugin.weight
         out[alive] = total
     return out
