@@ -241,3 +241,20 @@ def test_expanders_choose_between_groups(expander: str, group: str) -> None:
     r = run(small + big + pods, expander=expander)
     first = next(e.detail for e in r.events if e.type == "scale-up")
     assert first.startswith(f"group {group}: +1 node(s)")
+
+
+def test_default_expander_is_least_waste() -> None:
+    """Upstream's ``--expander`` default is least-waste (config/flags/flags.go,
+    ``expander.LeastWasteExpanderName``): with no expander given, the groups of
+    test_expanders_choose_between_groups give small under every seed (random would not)."""
+    small = group_node("s1", cpu=2, group="small", hi="5")
+    big = group_node("b1", cpu=8, group="big", hi="5")
+    pods = (bare("fill-s", "2", 0, node="s1") + bare("fill-b", "8", 0, node="b1")
+            + bare("p1", "1", 0) + bare("p2", "1", 0) + bare("p3", "4", 0))
+    docs = Documents()
+    for i, doc in enumerate(parse_text(textwrap.dedent(CLASSES + small + big + pods), "t.yaml")):
+        flatten(doc, Source("t.yaml", i), docs)
+    for seed in range(8):
+        r = simulate(build_scenario(docs, 0), seed=seed, autoscale=AutoscalerOptions())
+        first = next(e.detail for e in r.events if e.type == "scale-up")
+        assert first.startswith("group small: +1 node(s)"), (seed, first)

@@ -98,7 +98,9 @@ def register(app: typer.Typer) -> None:
             "--autoscale", help="Run the Cluster Autoscaler over the node groups declared "
             "on Nodes (kubepreempt.io/node-group, -min, -max).")] = False,
         expander: Annotated[str, typer.Option(
-            "--expander", help="random, least-waste, most-pods or priority.")] = "random",
+            "--expander",
+            help="least-waste (upstream's default), random, most-pods or priority.",
+        )] = "least-waste",
         provision_time: Annotated[str, typer.Option(
             "--provision-time", help="Time from scale-up to the node being Ready.")] = "60s",
         cutoff: Annotated[int, typer.Option(

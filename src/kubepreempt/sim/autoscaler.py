@@ -22,7 +22,7 @@ from its flags:
   ``template-node-for-<group>-<n>``, so a pod pinned to a real node never fits them.
   For each group below its maximum, the binpacking estimator (first fit, largest pods
   first) says how many new nodes the remaining pods need; the expander picks one option
-  (``random`` (default), ``least-waste``: least wasted cpu + memory fraction,
+  (``random``, ``least-waste`` (default, as upstream): least wasted cpu + memory fraction,
   ``most-pods``, ``priority``; ties broken at random, seeded by ``--seed``). New nodes are
   Ready after ``--provision-time`` (60 s; the cloud's, not CA's).
 * Scale-down (``ScaleDown``), not within ``--scale-down-delay-after-add`` (10 min) of a
@@ -109,7 +109,7 @@ class AutoscalerOptions:
 
     scan_interval: float = 10.0
     expendable_pods_priority_cutoff: int = -10
-    expander: str = "random"
+    expander: str = "least-waste"  # config/flags/flags.go: expander.LeastWasteExpanderName
     provision_time: float = 60.0
     scale_down_utilization_threshold: float = 0.5
     scale_down_unneeded_time: float = 600.0
