@@ -166,6 +166,9 @@ def render(a: Advice, notes: Sequence[str] = ()) -> None:
                       "group's all-or-nothing decision.", highlight=False)
         whose = "PodGroup priority"
     console.print(f"As it is ({whose} {a.current['priority']}): {_outcome_text(a.current)}")
+    if a.waiting is not None:
+        console.print(a.waiting, markup=False)
+        return
     p = a.priority
     if p["lowestValue"] is None:
         console.print("Priority: not placed at any priority up to 1000000000.")

@@ -497,10 +497,15 @@ class Advice:
     filters_pod: str | None
     # the PodGroup decided whole (``advise -f`` of a gang); None: pods one by one
     pod_group: str | None = None
+    # why a gang is held before any cycle (fewer pods than minCount); None: it is not
+    waiting: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``-o json`` object (``podGroup`` first for a gang)."""
-        head = {"podGroup": self.pod_group} if self.pod_group is not None else {}
+        """The ``-o json`` object (``podGroup``, and ``waiting`` when set, first for a
+        gang)."""
+        head: dict[str, Any] = {} if self.pod_group is None else {"podGroup": self.pod_group}
+        if self.waiting is not None:
+            head["waiting"] = self.waiting
         return {**head, "subject": self.subject, "pods": self.pods, "current": self.current,
                 "priority": self.priority, "pdbs": self.pdbs, "nodes": self.nodes,
                 "filters": {"pod": self.filters_pod, "plugins": self.filters}}

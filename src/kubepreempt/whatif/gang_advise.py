@@ -30,7 +30,7 @@ from kubepreempt.api.objects import Node
 from kubepreempt.api.priority import PriorityClass
 from kubepreempt.cluster import Cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE
-from kubepreempt.scheduler.gang import GROUP_UNSCHEDULABLE, GroupDecision
+from kubepreempt.scheduler.gang import GROUP_UNSCHEDULABLE, WAITING, GroupDecision
 from kubepreempt.scheduler.gang.assume import Assumptions
 from kubepreempt.scheduler.preemption.victims import consume_budgets
 from kubepreempt.scheduler.scheduler import Scheduler
@@ -164,6 +164,14 @@ def advise_gang(cluster: Cluster, gang: Gang, *, node_template: Node | None = No
     at = time.time() if now is None else now
     base = gang_trial(cluster, gang, now=at)
     current = {"priority": gang.group.priority, **outcome(cluster, base)}
+    pods = len(base.members) + len(base.assigned)
+    if base.result == WAITING:  # PreEnqueue holds the pods: no cycle runs at all
+        nodes = None if node_template is None else {
+            "template": node_template.name, "allocatable": dict(node_template.allocatable),
+            "needed": None, "searchedUpTo": 0, "rejectedBy": None}
+        return Advice(gang.subject, pods, current, {"lowestValue": None, "lowestClass": None},
+                      {"violated": [], "blocking": [], "withoutAnyPdb": current}, nodes, [],
+                      None, pod_group=gang.key, waiting=waiting_reason(gang, pods))
     value, at_value = lowest_group_priority(cluster, gang, at)
     priority: dict[str, Any] = {"lowestValue": value, "lowestClass": None}
     change = GangChange()
@@ -179,5 +187,14 @@ def advise_gang(cluster: Cluster, gang: Gang, *, node_template: Node | None = No
                            change, at)
     nodes = gang_nodes(cluster, gang, node_template, at) if node_template else None
     target, filters = gang_filters(cluster, gang, base, at)
-    return Advice(gang.subject, len(base.members) + len(base.assigned), current, priority,
-                  pdbs, nodes, filters, target, pod_group=gang.key)
+    return Advice(gang.subject, pods, current, priority, pdbs, nodes, filters, target,
+                  pod_group=gang.key)
+
+
+def waiting_reason(gang: Gang, pods: int) -> str:
+    """Why no change to priority, nodes or filters lets a waiting group in."""
+    what = (f"only {pods} pod(s) name it, fewer than its minCount {gang.group.min_count}"
+            if gang.group.gang else "none of its pods can be queued")
+    return (f"PodGroup {gang.key} waits before any scheduling cycle: {what} (the "
+            "GangScheduling PreEnqueue holds them); no priority, node or filter change "
+            "lets it in, only more pods naming it")
