@@ -315,3 +315,19 @@ def test_the_example_answers_as_documented(capsys) -> None:
                        "json")
     advice = json.loads(out)
     assert advice["nodes"]["needed"] == 2 and advice["priority"]["lowestValue"] == 101
+
+
+def test_a_member_refused_by_quota_is_not_created(capsys, tmp_path) -> None:
+    """ResourceQuota ``pods: 2`` in ml: the apiserver refuses the third pod the Job
+    creates, so the group has two pods; with minCount 3 PreEnqueue then holds them
+    (``waiting``), and one warning line names the refused pod."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "q", "namespace": "ml"}, "spec": {"hard": {"pods": "2"}}}
+    dump = write(tmp_path, "dump.yaml", [node("n1", cpu="8"), quota])
+    new = write(tmp_path, "new.yaml", [pod_group("train", 3), job("train", "train", "1", 3)])
+    code, out, err = run(capsys, "schedule", dump, "-f", new, "-o", "json")
+    data = json.loads(out)
+    assert code == 0 and data["result"] == "waiting" and len(data["members"]) == 2
+    refused = [ln for ln in err.splitlines() if ln.startswith("warning:")]
+    assert len(refused) == 1 and "is not created: pods " in refused[0]
+    assert "exceeded quota: q" in refused[0]

@@ -189,7 +189,12 @@ def run_gang_what_if(files: list[str] | None, docs: Documents, output: str,
                      sample_nodes: bool = False) -> None:
     """``schedule -f`` of a PodGroup and its pods: one pod group cycle for the whole
     group, printed as ``--pod-group`` prints it (the cluster input is not changed)."""
-    from kubepreempt.commands.schedule_group import gang_release, load_gang, show_group
+    from kubepreempt.commands.schedule_group import (
+        gang_release,
+        load_gang,
+        say_not_created,
+        show_group,
+    )
     from kubepreempt.whatif.gang import GANG_NEW_KINDS, gang_trial
 
     release = current_modelled()
@@ -197,8 +202,10 @@ def run_gang_what_if(files: list[str] | None, docs: Documents, output: str,
     cluster, gang = load_gang(files, docs, release, output, seed, now, scheduler_config,
                               sample_nodes)
     warn_unused_new(docs, GANG_NEW_KINDS)
-    show_group(gang_trial(cluster, gang, now=now, preemption=preemption), output, seed,
-               gang_release(release)[0])
+    refused: list[tuple[str, str]] = []
+    decision = gang_trial(cluster, gang, now=now, preemption=preemption, refused=refused)
+    say_not_created(refused)
+    show_group(decision, output, seed, gang_release(release)[0])
 
 
 def gang_input(docs: Documents, pod: str | None = None) -> tuple[str, ...] | None:

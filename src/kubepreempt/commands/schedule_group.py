@@ -5,10 +5,15 @@ kube-apiserver 1.37 validates them; the named group runs one pod group schedulin
 (:mod:`kubepreempt.scheduler.gang`). ``--pod-group`` asks for Kubernetes 1.37's workload
 API, so the GenericWorkload gate is on unless ``gates`` says otherwise; with the
 WorkloadAwarePreemption gate on, an unschedulable group runs workload-aware preemption.
+
+``schedule -f`` / ``advise -f`` of a PodGroup with its pods share this: the release
+rules (:func:`gang_release`), reading the cluster and the group (:func:`load_gang`) and
+the answer's output (:func:`show_group`).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -140,10 +145,19 @@ def load_gang(files: list[str] | None, new: Documents, release: Modelled, output
         print_warnings(warnings)
         dump = load_group_objects(docs.of, cluster.priority, gates)
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
-    gang = gang_of(cluster, new, dump, gates, seed=seed, now=now)
+    refusals: list[tuple[str, str]] = []
+    gang = gang_of(cluster, new, dump, gates, seed=seed, now=now, refusals=refusals)
     if "GenericWorkload" not in release.overrides:
         say_taken_on(release.version, "places the pods one by one")
+    say_not_created(refusals)
     return cluster, gang
+
+
+def say_not_created(refused: list[tuple[str, str]]) -> None:
+    """One warning line per object or pod the apiserver's ResourceQuota admission
+    refuses (it is not created, so the group goes without it)."""
+    for key, message in refused:
+        print(f"warning: {key} is not created: {message}", file=sys.stderr)
 
 
 def render_group(decision: GroupDecision) -> None:

@@ -104,14 +104,18 @@ def _merged(dump: GroupObjects, new: GroupObjects) -> dict[str, PodGroup]:
 
 
 def gang_of(cluster: Cluster, docs: Documents, dump: GroupObjects,
-            gates: Mapping[str, bool], *, seed: int = 0, now: float = 0.0) -> Gang:
+            gates: Mapping[str, bool], *, seed: int = 0, now: float = 0.0,
+            refusals: list[tuple[str, str]] | None = None) -> Gang:
     """Expand ``docs`` and find the one PodGroup they ask about (module doc); a
     one-line :class:`InputError` when the documents do not make one group with pods.
+    ``refusals`` collects the workload objects object-count quota refuses (they create
+    no pods), as ``(Kind/namespace/name, message)``.
 
     ``dump``: the cluster input's PodGroups and Workloads; ``gates``: the feature gates
     (GenericWorkload on) the new objects are validated with, and whether workload-aware
     preemption and the PodGroup's own preemptionPolicy apply."""
-    expanded = expand_documents(cluster, docs, seed=seed, now=now)  # PriorityClasses first
+    expanded = expand_documents(cluster, docs, seed=seed, now=now,  # PriorityClasses first
+                                refusals=refusals)
     new = load_group_objects(docs.of, cluster.priority, gates)
     pod_groups = _merged(dump, new)
     by_group: dict[str, list[Pod]] = {}
@@ -150,7 +154,7 @@ def gang_of(cluster: Cluster, docs: Documents, dump: GroupObjects,
         raise InputError(f"-f holds PodGroup {groups[0]} and pods outside it ({outside[0]}"
                          f"{more}); place those in a separate run")
     key = groups[0]
-    subject = ", ".join([*(f"PodGroup/{key}" for _ in new.pod_groups),
+    subject = ", ".join([*(f"PodGroup/{k}" for k in new.pod_groups),
                          *(f"Workload/{k}" for k in new.workloads),
                          *(k for k, pods, _, _ in expanded if pods)])
     return Gang(key, pod_groups[key], by_group.get(key, []), pod_groups,
@@ -193,11 +197,12 @@ class GangChange:
 
 def gang_trial(cluster: Cluster, gang: Gang, *, now: float, preemption: bool = True,
                change: GangChange | None = None,
-               inspect: Callable[[Scheduler, GroupDecision], None] | None = None
-               ) -> GroupDecision:
+               inspect: Callable[[Scheduler, GroupDecision], None] | None = None,
+               refused: list[tuple[str, str]] | None = None) -> GroupDecision:
     """Create fresh copies of the gang's new pods (the apiserver's ResourceQuota admission
-    first: a refused pod is not created), decide the group in one pod group cycle, and
-    undo it all. ``inspect(sched, decision)`` runs before the pods are withdrawn."""
+    first: a refused pod is not created; ``refused`` collects ``(pod, message)``), decide
+    the group in one pod group cycle, and undo it all. ``inspect(sched, decision)`` runs
+    before the pods are withdrawn."""
     change = change or GangChange()
     pending = dict(cluster.pending)
     allowed = [pdb.disruptions_allowed for pdb in cluster.pdbs]
@@ -209,8 +214,11 @@ def gang_trial(cluster: Cluster, gang: Gang, *, now: float, preemption: bool = T
     try:
         for pod in gang.pods:
             copy = change.pod(pod)
-            if admit(cluster, copy, now) is None:
+            refusal = admit(cluster, copy, now)
+            if refusal is None:
                 cluster.add_pending(copy)
+            elif refused is not None:
+                refused.append((copy.key, refusal))
         sched = Scheduler(cluster)
         workload_preemption = WorkloadPreemption(
             {**gang.pod_groups, gang.key: group}, gang.preemption_policy_gate) \
