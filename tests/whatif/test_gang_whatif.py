@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from builders import cluster_of, docs_of, node, pod, priority_class
+from builders import cluster_of, docs_of, node, pdb, pod, priority_class
 
 from kubepreempt.api.podgroup import load_group_objects
 from kubepreempt.cli import main
@@ -221,6 +221,28 @@ def test_advise_filters_the_first_rejected_member_after_the_earlier_are_assumed(
     assert by_plugin["TaintToleration"]["suggestion"]["change"] == "tolerate gpu=yes:NoSchedule"
 
 
+def test_advise_names_the_budget_that_shapes_the_gangs_victims() -> None:
+    """Two 1-CPU nodes each run one priority-0 pod, ``a`` guarded by a budget with no
+    disruptions left. The one-pod gang (priority 100) preempts through its pod's
+    DefaultPreemption, whose node pick takes the fewest PDB violations first
+    (``pickOneNodeForPreemption``): it evicts ``b``, violating nothing. Lifting the
+    budget ties the two nodes to the last criterion, the node name, so ``a`` on n1 would
+    go instead: the budget changes the decision."""
+    start = "2026-01-01T00:00:00Z"
+    dump = [node("n1", cpu="1"), node("n2", cpu="1"),
+            pod("a", "1", ns="batch", node_name="n1", priority=0, labels={"app": "a"},
+                start=start),
+            pod("b", "1", ns="batch", node_name="n2", priority=0, start=start),
+            pdb("guard-a", {"app": "a"}, allowed=0, ns="batch")]
+    new = [pod_group("train", 1), member("w-0", "train", "1", priority=100)]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.current["victims"] == ["batch/b"] and a.current["pdbViolations"] == 0
+    assert a.pdbs["violated"] == []
+    assert [b["pdb"] for b in a.pdbs["blocking"]] == ["batch/guard-a"]
+    assert a.pdbs["blocking"][0]["withoutIt"]["victims"] == ["batch/a"]
+
+
 # ---- the commands ------------------------------------------------------------------------
 def test_schedule_f_prints_the_pod_group_answer(capsys, tmp_path) -> None:
     """``schedule -f`` of a gang prints ``--pod-group``'s object, after one line saying
@@ -278,7 +300,7 @@ def test_min_count_larger_than_the_members_waits(capsys, tmp_path) -> None:
 def test_one_line_errors(capsys, tmp_path) -> None:
     """A PodGroup without pods, pods naming a PodGroup that is nowhere, a v1alpha2
     object under 1.37: each a one-line error, exit 2."""
-    dump = write(tmp_path, "dump.yaml", [node("n1")])
+    dump = write(tmp_path, "dump.yaml", [node("n1"), pod_group("dup", 1)])
     alpha = pod_group("old", 2)
     alpha["apiVersion"] = "scheduling.k8s.io/v1alpha2"
     cases = {
@@ -290,7 +312,14 @@ def test_one_line_errors(capsys, tmp_path) -> None:
                        'no matches for kind "PodGroup" in version '
                        '"scheduling.k8s.io/v1alpha2"'),
         "two.yaml": ([pod_group("a", 1), pod_group("b", 1), member("a-0", "a", "1"),
-                      member("b-0", "b", "1")], "-f holds the pods of 2 PodGroups"),
+                      member("b-0", "b", "1")], "-f holds 2 PodGroups or their pods (ml/a, ml/b)"),
+        "workload.yaml": ([{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload",
+                            "metadata": {"name": "w", "namespace": "ml"},
+                            "spec": {"podGroupTemplates": [
+                                {"name": "t", "schedulingPolicy": {"basic": {}}}]}}],
+                          "-f holds Workload ml/w but no PodGroup and no pod naming one"),
+        "again.yaml": ([pod_group("dup", 1), member("d-0", "dup", "1")],
+                       "PodGroup ml/dup: already exists in the cluster"),
         "mixed.yaml": ([pod_group("a", 1), member("a-0", "a", "1"), pod("plain", "1", ns="ml")],
                        "-f holds PodGroup ml/a and pods outside it (ml/plain)"),
     }

@@ -141,14 +141,13 @@ def gang_of(cluster: Cluster, docs: Documents, dump: GroupObjects,
                              "by one)")
     groups = sorted(set(by_group) | set(new.pod_groups))
     if not groups:
-        kinds = sorted(f"Workload {k}" for k in new.workloads)
-        raise InputError(f"-f holds {', '.join(kinds) or 'no PodGroup'} but no PodGroup and "
-                         "no pod naming one: kube-scheduler decides PodGroups (a Workload's "
-                         "controller creates them from its podGroupTemplates); give the "
-                         "PodGroup and its pods")
+        raise InputError(f"-f holds Workload {', '.join(sorted(new.workloads))} but no "
+                         "PodGroup and no pod naming one: kube-scheduler decides PodGroups "
+                         "(a Workload's controller creates them from its "
+                         "podGroupTemplates); give the PodGroup and its pods")
     if len(groups) > 1:
-        raise InputError(f"-f holds the pods of {len(groups)} PodGroups ({', '.join(groups)});"
-                         " give one PodGroup and its pods per run")
+        raise InputError(f"-f holds {len(groups)} PodGroups or their pods "
+                         f"({', '.join(groups)}); give one PodGroup and its pods per run")
     if outside:
         more = f" and {len(outside) - 1} more" if len(outside) > 1 else ""
         raise InputError(f"-f holds PodGroup {groups[0]} and pods outside it ({outside[0]}"
