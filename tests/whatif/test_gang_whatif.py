@@ -218,7 +218,12 @@ def test_advise_filters_the_first_rejected_member_after_the_earlier_are_assumed(
     assert a.filters_pod == "ml/w-1"
     by_plugin = {f["plugin"]: f for f in a.filters}
     assert by_plugin["NodeResourcesFit"]["nodes"] == 1
-    assert by_plugin["TaintToleration"]["suggestion"]["change"] == "tolerate gpu=yes:NoSchedule"
+    suggestion = by_plugin["TaintToleration"]["suggestion"]
+    assert suggestion["change"] == "tolerate gpu=yes:NoSchedule"
+    # Every member tolerating it: the first stays on n1, the second takes n2, so the
+    # whole group is scheduled.
+    assert suggestion["group"]["result"] == "scheduled"
+    assert suggestion["group"]["placements"] == {"ml/w-0": "n1", "ml/w-1": "n2"}
 
 
 def test_advise_names_the_budget_that_shapes_the_gangs_victims() -> None:

@@ -209,5 +209,7 @@ def render(a: Advice, notes: Sequence[str] = ()) -> None:
         s = f.get("suggestion")
         text = "-" if s is None else (f"{s['change']} (admits {s['admits']}; then "
                                       f"{s['result']}{' on ' + s['node'] if s['node'] else ''})")
+        if s is not None and "group" in s:  # a gang: the change given to every member
+            text += f"; every pod so: the group is {_outcome_text(s['group'])}"
         table.add_row(f["plugin"], str(f["nodes"]), "; ".join(f["reasons"]), text)
     console.print(table)

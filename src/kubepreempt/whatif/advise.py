@@ -451,8 +451,12 @@ def _drop_term(affinity: Affinity | None, attr: str, index: int) -> Affinity | N
     return replace(affinity, **{attr: terms[:index] + terms[index + 1:]})
 
 
-def filter_report(cluster: Cluster, pod: Pod, now: float) -> list[dict[str, Any]]:
-    """Nodes rejected per filter plugin, and the smallest verified change per plugin."""
+def filter_report(cluster: Cluster, pod: Pod, now: float,
+                  changes: dict[str, Callable[[Pod], Pod]] | None = None
+                  ) -> list[dict[str, Any]]:
+    """Nodes rejected per filter plugin, and the smallest verified change per plugin
+    (``changes``, when given, receives each suggested change as a function of a pod, by
+    plugin: a gang's advice applies it to every member)."""
     decision = schedule(cluster, fresh(pod), now=now)
     counts = Counter(st.plugin for st in decision.statuses.values())
     reasons: dict[str, Counter[str]] = {}
@@ -471,13 +475,16 @@ def filter_report(cluster: Cluster, pod: Pod, now: float) -> list[dict[str, Any]
         if current is None or (s.size, -admitted) < (current["size"], -current["admits"]):
             best[s.plugin] = {"change": s.change, "size": s.size, "admits": admitted,
                               "result": changed.result, "node": changed.node,
-                              "victims": sorted(changed.victims)}
+                              "victims": sorted(changed.victims), "apply": s.apply}
     out = []
     for plugin, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         entry: dict[str, Any] = {"plugin": plugin, "nodes": n,
                                  "reasons": dict(sorted(reasons[plugin].items()))}
         if plugin in best:
-            entry["suggestion"] = {k: v for k, v in best[plugin].items() if k != "size"}
+            entry["suggestion"] = {k: v for k, v in best[plugin].items()
+                                   if k not in ("size", "apply")}
+            if changes is not None:
+                changes[plugin] = best[plugin]["apply"]
         out.append(entry)
     return out
 

@@ -164,12 +164,14 @@ def gang_of(cluster: Cluster, docs: Documents, dump: GroupObjects,
 @dataclass(slots=True)
 class GangChange:
     """What one trial changes: the new pods' and the PodGroup's priority (and class),
-    budgets' allowed disruptions (by ``ns/name``)."""
+    budgets' allowed disruptions (by ``ns/name``), and any other change to every new pod
+    (``pods``: a relaxed filter, as the pod template would carry it)."""
 
     priority: int | None = None
     priority_class_name: str | None = None
     preemption_policy: str | None = None
     pdb_allowed: Mapping[str, int] | None = None
+    pods: Callable[[Pod], Pod] | None = None
 
     def pod(self, pod: Pod) -> Pod:
         """A fresh copy of a new member with the change."""
@@ -180,7 +182,8 @@ class GangChange:
             changes["priority_class_name"] = self.priority_class_name
         if self.preemption_policy is not None:
             changes["preemption_policy"] = self.preemption_policy
-        return fresh(pod, **changes)
+        out = fresh(pod, **changes)
+        return out if self.pods is None else self.pods(out)
 
     def group(self, group: PodGroup) -> PodGroup:
         """The PodGroup with the change."""

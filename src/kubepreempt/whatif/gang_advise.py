@@ -16,17 +16,20 @@ gang_trial`: one pod group cycle with workload-aware preemption, undone afterwar
   the group to be ``scheduled`` with preemption off (``minCount`` pods at once);
 * **filters** — for the first member its own cycle rejects, in the state the group cycle
   had reached then (the members before it assumed on their nodes), the nodes each filter
-  rejects and the smallest change to the pod that admits one.
+  rejects and the smallest change to the pod that admits one; that change is then given
+  to every new member (as the pod template would carry it) and the group decided again
+  (``suggestion.group``).
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from kubepreempt.api.objects import Node
+from kubepreempt.api.objects import Node, Pod
 from kubepreempt.api.priority import PriorityClass
 from kubepreempt.cluster import Cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE
@@ -118,13 +121,14 @@ def gang_filters(cluster: Cluster, gang: Gang, base: GroupDecision, now: float
     if target is None:
         return None, []
     report: list[list[dict[str, Any]]] = []
+    changes: dict[str, Callable[[Pod], Pod]] = {}
 
     def inspect(sched: Scheduler, decision: GroupDecision) -> None:
         assumptions = Assumptions(sched)
         try:
             for m in decision.members:
                 if m.pod.key == target:
-                    report.append(filter_report(cluster, m.pod, now))
+                    report.append(filter_report(cluster, m.pod, now, changes))
                     return
                 got = decide(sched, m.pod, True, False, now)
                 if got.result in (SCHEDULED, PREEMPT) and got.node is not None:
@@ -135,7 +139,13 @@ def gang_filters(cluster: Cluster, gang: Gang, base: GroupDecision, now: float
             assumptions.revert()
 
     gang_trial(cluster, gang, now=now, inspect=inspect)
-    return target, report[0] if report else []
+    entries = report[0] if report else []
+    for entry in entries:  # each suggestion, given to every new member: the group's answer
+        apply = changes.get(entry["plugin"])
+        if apply is not None and "suggestion" in entry:
+            entry["suggestion"]["group"] = outcome(cluster, gang_trial(
+                cluster, gang, now=now, change=GangChange(pods=apply)))
+    return target, entries
 
 
 def gang_nodes(cluster: Cluster, gang: Gang, template: Node, now: float) -> dict[str, Any]:
