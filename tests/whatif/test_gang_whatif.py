@@ -365,3 +365,32 @@ def test_a_member_refused_by_quota_is_not_created(capsys, tmp_path) -> None:
     refused = [ln for ln in err.splitlines() if ln.startswith("warning:")]
     assert len(refused) == 1 and "is not created: pods " in refused[0]
     assert "exceeded quota: q" in refused[0]
+
+
+def test_templates_that_name_a_group_are_found_in_every_workload_kind() -> None:
+    """A controller copies its pod template to each pod, ``spec.schedulingGroup``
+    included: a Deployment's, a Job's and a CronJob's job template's pods join the
+    group; a Deployment without it does not."""
+    from kubepreempt.whatif.gang import names_pod_group
+
+    template = {"spec": {"schedulingGroup": {"podGroupName": "g"}, "containers": []}}
+    assert names_pod_group("Deployment", {"spec": {"template": template}})
+    assert names_pod_group("Job", {"spec": {"template": template}})
+    assert names_pod_group("CronJob", {"spec": {"jobTemplate": {"spec": {
+        "template": template}}}})
+    assert names_pod_group("Pod", {"spec": template["spec"]})
+    assert not names_pod_group("Deployment", {"spec": {"template": {"spec": {}}}})
+
+
+def test_advise_pod_by_pod_under_1_36_and_pod_with_a_gang(capsys, tmp_path) -> None:
+    """advise under 1.36: one line, then the per-pod advice (no ``podGroup``).
+    ``schedule --pod`` cannot join a gang of -f: one-line error."""
+    dump = write(tmp_path, "dump.yaml", [node("n1", cpu="2"),
+                                         pod("waiting", "1", ns="ml")])
+    new = write(tmp_path, "new.yaml", [pod_group("train", 2), job("train", "train", "2", 2)])
+    code, out, err = run(capsys, "advise", dump, "-f", new, "-o", "json",
+                         "--kube-version", "1.36")
+    assert code == 0 and err.count("\n") == 1 and "scheduled pod by pod" in err
+    assert "podGroup" not in json.loads(out)
+    code, _, err = run(capsys, "schedule", dump, "-f", new, "--pod", "ml/waiting")
+    assert code == 2 and "--pod cannot join a PodGroup in -f" in err
