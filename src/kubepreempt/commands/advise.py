@@ -1,7 +1,9 @@
-"""``kubepreempt advise``: what would it take for this pod or workload to be placed?"""
+"""``kubepreempt advise``: what would it take for this pod, workload or PodGroup to be
+placed?"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -20,6 +22,7 @@ from kubepreempt.cli_common import (
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.commands.schedule import (
+    gang_input,
     max_pods_option,
     nothing_to_place,
     placing,
@@ -29,8 +32,8 @@ from kubepreempt.controllers.expand import WORKLOAD_KINDS
 from kubepreempt.decide import resolve_pod
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.loader import SCHEDULER_KINDS, build_with_warnings, print_warnings
-from kubepreempt.manifests import load_documents
-from kubepreempt.release_options import kube_release, modelled_json
+from kubepreempt.manifests import Documents, load_documents
+from kubepreempt.release_options import current_modelled, kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, use_scheduler_config
 from kubepreempt.whatif.advise import Advice, advise, node_like, parse_shape
 from kubepreempt.whatif.limits import DEFAULT_MAX_PODS, check_pod_limit
@@ -74,10 +77,17 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give --node-like or --node-shape, not both",
                                      param_hint="--node-like")
         docs = load_documents(new) if new else None
+        known: tuple[str, ...] | None = ()
         if docs is not None:
             check_pod_limit(docs, WORKLOAD_KINDS, max_pods)  # before any work
+            known = gang_input(docs)
+        if known is None:  # a PodGroup and its pods: advice for the whole group
+            assert docs is not None
+            advise_gang_cmd(files, docs, output, seed, scheduler_config, like, shape,
+                            label or (), taint or ())
+            return
         with loading("reading the cluster", output):
-            cluster, warnings = build_with_warnings(load_input(files))
+            cluster, warnings = build_with_warnings(load_input(files), known)
             print_warnings(warnings)
         use_scheduler_config(cluster, scheduler_config)
         notes: list[str] = []
@@ -87,7 +97,7 @@ def register(app: typer.Typer) -> None:
             subject = target.key
         else:
             assert docs is not None
-            warn_unused_new(docs)
+            warn_unused_new(docs, known)
             expanded = expand_documents(cluster, docs, seed=seed)
             workloads = [(key, pods, ordered) for key, pods, ordered, _ in expanded]
             if not workloads:
@@ -106,8 +116,33 @@ def register(app: typer.Typer) -> None:
             render(result, notes)
 
 
+def advise_gang_cmd(files: list[str] | None, docs: Documents, output: str, seed: int,
+                    scheduler_config: str | None, like: str | None, shape: str | None,
+                    labels: Sequence[str], taints: Sequence[str]) -> None:
+    """``advise -f`` of a PodGroup and its pods: what lets the whole group in."""
+    from kubepreempt.commands.schedule_group import gang_release, load_gang
+    from kubepreempt.whatif.gang import GANG_NEW_KINDS
+    from kubepreempt.whatif.gang_advise import advise_gang
+
+    release = current_modelled()
+    now = time.time()
+    cluster, gang = load_gang(files, docs, release, output, seed, now, scheduler_config)
+    warn_unused_new(docs, GANG_NEW_KINDS)
+    template = node_like(cluster, like) if like else (
+        parse_shape(shape, labels, taints) if shape else None)
+    result = advise_gang(cluster, gang, node_template=template, now=now)
+    if output in DATA_OUTPUTS:
+        on = gang_release(release)[0]
+        assert on is not None
+        emit({**result.to_json(), "seed": seed, "modelled": on.to_json()}, output)
+    else:
+        render(result)
+
+
 def _outcome_text(o: dict[str, Any]) -> str:
-    if "result" in o:
+    if "placements" in o:  # a PodGroup decided whole
+        text = f"{o['result']} ({len(o['placements'])} pod(s) placed)"
+    elif "result" in o:
         text = o["result"] + (f" on {o['node']}" if o.get("node") else "")
     else:
         text = (f"{o['scheduled']} scheduled, {o['preempting']} preempting, "
@@ -125,7 +160,15 @@ def render(a: Advice, notes: Sequence[str] = ()) -> None:
     console.print(f"[bold]{a.subject}[/] ({a.pods} pod(s))")
     for note in notes:
         console.print(note, markup=False)
-    console.print(f"As it is (priority {a.current['priority']}): {_outcome_text(a.current)}")
+    whose = "priority"
+    if a.pod_group is not None:
+        console.print(f"PodGroup {a.pod_group} is decided whole: every answer is for the "
+                      "group's all-or-nothing decision.", highlight=False)
+        whose = "PodGroup priority"
+    console.print(f"As it is ({whose} {a.current['priority']}): {_outcome_text(a.current)}")
+    if a.waiting is not None:
+        console.print(a.waiting, markup=False)
+        return
     p = a.priority
     if p["lowestValue"] is None:
         console.print("Priority: not placed at any priority up to 1000000000.")
@@ -154,7 +197,8 @@ def render(a: Advice, notes: Sequence[str] = ()) -> None:
         elif n["needed"] is None:
             console.print(f"Nodes like {n['template']}: more than {n['searchedUpTo']} needed")
         else:
-            console.print(f"Nodes like {n['template']} to add so it fits without preemption: "
+            what = "the group is scheduled" if a.pod_group is not None else "it fits"
+            console.print(f"Nodes like {n['template']} to add so {what} without preemption: "
                           f"{n['needed']}")
     if a.filters_pod is None:
         console.print("Filters: every pod finds a node (no filter analysis needed).")
@@ -165,5 +209,7 @@ def render(a: Advice, notes: Sequence[str] = ()) -> None:
         s = f.get("suggestion")
         text = "-" if s is None else (f"{s['change']} (admits {s['admits']}; then "
                                       f"{s['result']}{' on ' + s['node'] if s['node'] else ''})")
+        if s is not None and "group" in s:  # a gang: the change given to every member
+            text += f"; every pod so: the group is {_outcome_text(s['group'])}"
         table.add_row(f["plugin"], str(f["nodes"]), "; ".join(f["reasons"]), text)
     console.print(table)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # rich is imported only when a table is printed
 
     from kubepreempt.whatif.place import Placement, WhatIf
 
+from kubepreempt.api.errors import InputError
 from kubepreempt.cli_common import (
     DATA_OUTPUTS,
     DEFAULT_NAMESPACE,
@@ -75,7 +76,9 @@ def register(app: typer.Typer) -> None:
         new: Annotated[list[str] | None, typer.Option(
             "-f", "--filename", metavar="FILE",
             help="New Pods / Deployments / ReplicaSets / StatefulSets / "
-            "Jobs / CronJobs / DaemonSets to expand and place one by one (repeatable).")] = None,
+            "Jobs / CronJobs / DaemonSets to expand and place one by one, or a "
+            "scheduling.k8s.io/v1beta1 PodGroup with its pods, decided whole "
+            "(repeatable).")] = None,
         output: Annotated[str, output_option()] = TABLE,
         explain: Annotated[bool, typer.Option("--explain", help="Per-node reasons, scores "
                                               "and preemption candidates.")] = False,
@@ -102,7 +105,8 @@ def register(app: typer.Typer) -> None:
         """Decide, as kube-scheduler would, where a pending pod lands or whom it preempts.
 
         With -f, the new workloads are expanded into the pods their controllers would
-        create and placed one at a time in queue order, each decision applied first.
+        create and placed one at a time in queue order, each decision applied first; a
+        PodGroup with its pods is decided whole, as --pod-group decides one.
         """
         if pod_group is not None:
             from kubepreempt.commands.schedule_group import run_pod_group
@@ -159,15 +163,20 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
 
     docs = load_documents(new)
     check_pod_limit(docs, WORKLOAD_KINDS, max_pods)  # before any work
+    known = gang_input(docs, pod)
+    if known is None:  # a PodGroup and its pods: decided whole
+        run_gang_what_if(files, docs, output, preemption, seed, scheduler_config,
+                         sample_nodes)
+        return
     with loading("reading the cluster", output):
-        cluster, warnings = build_with_warnings(load_input(files))
+        cluster, warnings = build_with_warnings(load_input(files), known)
         print_warnings(warnings)
     use_scheduler_config(cluster, scheduler_config, sample_nodes)
     extra = [resolve_pod(cluster, qualify(pod))] if pod else []
     with placing(output):
         result = what_if(cluster, docs, seed=seed, preemption=preemption, explain=explain,
                          extra_pods=extra)
-    warn_unused_new(docs)
+    warn_unused_new(docs, known)
     if output in DATA_OUTPUTS:
         emit({**result.to_json(explain=explain), "seed": seed, "modelled": modelled_json()},
              output)
@@ -175,13 +184,60 @@ def run_what_if(files: list[str] | None, new: list[str], pod: str | None, output
         render_what_if(result, explain, max_rows, nothing_to_place(docs, WORKLOAD_KINDS))
 
 
-def unused_new_warnings(docs: Documents) -> list[str]:
+def run_gang_what_if(files: list[str] | None, docs: Documents, output: str,
+                     preemption: bool, seed: int, scheduler_config: str | None = None,
+                     sample_nodes: bool = False) -> None:
+    """``schedule -f`` of a PodGroup and its pods: one pod group cycle for the whole
+    group, printed as ``--pod-group`` prints it (the cluster input is not changed)."""
+    from kubepreempt.commands.schedule_group import (
+        gang_release,
+        load_gang,
+        say_not_created,
+        show_group,
+    )
+    from kubepreempt.whatif.gang import GANG_NEW_KINDS, gang_trial
+
+    release = current_modelled()
+    now = time.time()
+    cluster, gang = load_gang(files, docs, release, output, seed, now, scheduler_config,
+                              sample_nodes)
+    warn_unused_new(docs, GANG_NEW_KINDS)
+    refused: list[tuple[str, str]] = []
+    decision = gang_trial(cluster, gang, now=now, preemption=preemption, refused=refused)
+    say_not_created(refused)
+    show_group(decision, output, seed, gang_release(release)[0])
+
+
+def gang_input(docs: Documents, pod: str | None = None) -> tuple[str, ...] | None:
+    """How ``-f`` is placed: None when it holds a PodGroup and its pods to decide whole
+    (Kubernetes 1.37 with GenericWorkload); else the extra kinds the run reads without
+    using — the workload API's, when its pods are scheduled pod by pod, said in one
+    line (1.36, or GenericWorkload off) — or () for plain input."""
+    from kubepreempt.whatif.gang import holds_gang
+
+    if not holds_gang(docs):
+        return ()
+    from kubepreempt.api.podgroup import KINDS
+    from kubepreempt.commands.schedule_group import gang_release
+
+    on, note = gang_release(current_modelled())
+    if on is None:
+        print(note, file=sys.stderr)
+        return KINDS
+    if pod is not None:
+        raise InputError("--pod cannot join a PodGroup in -f: the group is decided whole "
+                         "(decide the pod alone with --pod, without -f)")
+    return None
+
+
+def unused_new_warnings(docs: Documents, known: Iterable[str] = ()) -> list[str]:
     """Warnings about the objects of the ``-f`` documents the run does not use: one line
-    for the kinds it never reads, and one per Node, saying where a node belongs."""
+    for the kinds it never reads (``known``: other kinds it reads), and one per Node,
+    saying where a node belongs."""
     from kubepreempt.whatif.place import NEW_KINDS
 
     lines = []
-    line = docs.unused_warning((*NEW_KINDS, "Node"))
+    line = docs.unused_warning((*NEW_KINDS, *known, "Node"))
     if line is not None:
         lines.append(line)
     for o in docs.of("Node"):
@@ -193,9 +249,9 @@ def unused_new_warnings(docs: Documents) -> list[str]:
     return lines
 
 
-def warn_unused_new(docs: Documents) -> None:
+def warn_unused_new(docs: Documents, known: Iterable[str] = ()) -> None:
     """Print :func:`unused_new_warnings` on stderr."""
-    for line in unused_new_warnings(docs):
+    for line in unused_new_warnings(docs, known):
         print(line, file=sys.stderr)
 
 

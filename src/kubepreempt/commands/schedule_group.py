@@ -5,11 +5,17 @@ kube-apiserver 1.37 validates them; the named group runs one pod group schedulin
 (:mod:`kubepreempt.scheduler.gang`). ``--pod-group`` asks for Kubernetes 1.37's workload
 API, so the GenericWorkload gate is on unless ``gates`` says otherwise; with the
 WorkloadAwarePreemption gate on, an unschedulable group runs workload-aware preemption.
+
+``schedule -f`` / ``advise -f`` of a PodGroup with its pods share this: the release
+rules (:func:`gang_release`), reading the cluster and the group (:func:`load_gang`) and
+the answer's output (:func:`show_group`).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.podgroup import KINDS, GroupObjects, load_group_objects
@@ -21,12 +27,16 @@ from kubepreempt.cluster import build_cluster
 from kubepreempt.cluster_state import Cluster
 from kubepreempt.commands.workload_api import say_taken_on
 from kubepreempt.live.options import load_input, qualify
+from kubepreempt.loader import build_with_warnings, print_warnings
 from kubepreempt.manifests import Documents
 from kubepreempt.release import Modelled
 from kubepreempt.scheduler.config import use_scheduler_config
 from kubepreempt.scheduler.gang import GroupDecision, schedule_pod_group
 from kubepreempt.scheduler.gang.preemption import WorkloadPreemption
 from kubepreempt.scheduler.scheduler import Scheduler
+
+if TYPE_CHECKING:
+    from kubepreempt.whatif.gang import Gang
 
 V1BETA1 = "scheduling.k8s.io/v1beta1"
 # --pod-group uses the 1.37 workload API: its gate is on unless told otherwise.
@@ -85,6 +95,13 @@ def run_pod_group(files: list[str] | None, pod_group: str, output: str, preempti
                          "names it in spec.schedulingGroup.podGroupName")
     if taken_on and release is not None:
         say_taken_on(release.version, "refuses them")
+    show_group(decision, output, seed, release)
+
+
+def show_group(decision: GroupDecision, output: str, seed: int,
+               release: Modelled | None) -> None:
+    """The one answer of a group decision (``--pod-group`` and ``-f`` of a gang): its
+    JSON object with ``seed`` and ``modelled``, or the readable table."""
     if output in DATA_OUTPUTS:
         out = {**decision.to_json(), "seed": seed}
         if release is not None:
@@ -92,6 +109,55 @@ def run_pod_group(files: list[str] | None, pod_group: str, output: str, preempti
         emit(out, output)
     else:
         render_group(decision)
+
+
+def gang_release(release: Modelled) -> tuple[Modelled | None, str]:
+    """How ``-f`` of a PodGroup and its pods is decided under ``release``: the release
+    with GenericWorkload on (taken as on unless ``--feature-gates`` says) and "", or
+    None and the one line saying its pods are scheduled pod by pod (1.36, whose alpha
+    workload API is not modelled, or GenericWorkload off)."""
+    if V1BETA1 not in release.release.workload_api:
+        return None, (f"note: Kubernetes {release.version}'s workload API (scheduling.k8s.io/"
+                      "v1alpha2) is not modelled: the pods of the PodGroup in -f are "
+                      "scheduled pod by pod (--kube-version 1.37 decides the group whole)")
+    if not release.overrides.get("GenericWorkload", True):
+        return None, ("note: GenericWorkload is off (--feature-gates): the pods of the "
+                      "PodGroup in -f are scheduled pod by pod, as kube-scheduler without "
+                      "gang scheduling does")
+    return Modelled(release.release, {**release.overrides, "GenericWorkload": True}), ""
+
+
+def load_gang(files: list[str] | None, new: Documents, release: Modelled, output: str,
+              seed: int, now: float, scheduler_config: str | None = None,
+              sample_nodes: bool = False) -> tuple[Cluster, Gang]:
+    """Read the cluster input and find the PodGroup ``new`` asks about
+    (:func:`kubepreempt.whatif.gang.gang_of`), under ``release`` as
+    :func:`gang_release` turns it on; says in one line when GenericWorkload was taken
+    as on."""
+    from kubepreempt.whatif.gang import gang_of
+
+    on, _ = gang_release(release)
+    assert on is not None
+    gates = gates_for(on)
+    with loading("reading the cluster", output):
+        docs = load_input(files)
+        cluster, warnings = build_with_warnings(docs, KINDS)
+        print_warnings(warnings)
+        dump = load_group_objects(docs.of, cluster.priority, gates)
+    use_scheduler_config(cluster, scheduler_config, sample_nodes)
+    refusals: list[tuple[str, str]] = []
+    gang = gang_of(cluster, new, dump, gates, seed=seed, now=now, refusals=refusals)
+    if "GenericWorkload" not in release.overrides:
+        say_taken_on(release.version, "places the pods one by one")
+    say_not_created(refusals)
+    return cluster, gang
+
+
+def say_not_created(refused: list[tuple[str, str]]) -> None:
+    """One warning line per object or pod the apiserver's ResourceQuota admission
+    refuses (it is not created, so the group goes without it)."""
+    for key, message in refused:
+        print(f"warning: {key} is not created: {message}", file=sys.stderr)
 
 
 def render_group(decision: GroupDecision) -> None:

@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import (
@@ -54,6 +54,7 @@ from kubepreempt.whatif.place import WhatIf, place, restore
 MAX_USER_PRIORITY = 1_000_000_000  # the highest value a user PriorityClass may have
 MIN_PRIORITY = -(2**31)  # priorities are int32
 MAX_NODES = 4096  # the node search gives up beyond this many added nodes
+T = TypeVar("T")  # one trial's result (a WhatIf, or a gang's GroupDecision)
 
 
 # ---- trials --------------------------------------------------------------------------------
@@ -138,6 +139,35 @@ def _priority_candidates(cluster: Cluster, current: int) -> list[int]:
     return sorted(v for v in values if MIN_PRIORITY <= v <= MAX_USER_PRIORITY)
 
 
+def priority_candidates(cluster: Cluster, current: int,
+                        more: Iterable[int] = ()) -> list[int]:
+    """The priority values where an outcome can change, lowest first: every existing
+    pod priority (and ``more``, e.g. the PodGroups' priorities) and that plus one, the
+    current value, the int32 minimum and the highest user value."""
+    values = _priority_candidates(cluster, current)
+    extra = {x for v in more for x in (v, v + 1)}
+    return sorted(set(values) | {v for v in extra if MIN_PRIORITY <= v <= MAX_USER_PRIORITY})
+
+
+def bisect_lowest(values: list[int], at: Callable[[int], T], ok: Callable[[T], bool]
+                  ) -> tuple[int | None, T | None]:
+    """The lowest of ``values`` (sorted) whose trial ``at(v)`` is ``ok``, with that
+    trial, by binary search (assuming a higher value is never worse); None when even
+    the highest is not."""
+    top = at(values[-1])
+    if not ok(top):
+        return None, None
+    lo, hi, best = 0, len(values) - 1, top
+    while lo < hi:  # invariant: values[hi] is ok
+        mid = (lo + hi) // 2
+        got = at(values[mid])
+        if ok(got):
+            hi, best = mid, got
+        else:
+            lo = mid + 1
+    return values[hi], best
+
+
 def lowest_priority(cluster: Cluster, workloads: list[Workload], now: float
                     ) -> tuple[int | None, WhatIf | None]:
     """The lowest candidate priority at which every pod is placed, with that trial."""
@@ -147,18 +177,7 @@ def lowest_priority(cluster: Cluster, workloads: list[Workload], now: float
     def at(v: int) -> WhatIf:
         return trial(cluster, workloads, now=now, change=lambda p: fresh(p, priority=v))
 
-    top = at(values[-1])
-    if not placed(top):
-        return None, None
-    lo, hi, best = 0, len(values) - 1, top
-    while lo < hi:  # invariant: values[hi] places everything
-        mid = (lo + hi) // 2
-        got = at(values[mid])
-        if placed(got):
-            hi, best = mid, got
-        else:
-            lo = mid + 1
-    return values[hi], best
+    return bisect_lowest(values, at, placed)
 
 
 def lowest_class(cluster: Cluster, workloads: list[Workload], value: int, now: float
@@ -184,13 +203,7 @@ def pdb_report(cluster: Cluster, workloads: list[Workload], base: WhatIf,
     free = trial(cluster, workloads, now=now, change=change, pdb_allowed=unlimited)
 
     def covering(pods: Iterable[Pod]) -> set[str]:
-        keys = set()
-        for pod in pods:
-            for pdb in cluster.pdbs:
-                if (pdb.namespace == pod.namespace and pdb.selector is not None
-                        and pdb.selector.matches(pod.labels)):
-                    keys.add(pdb.key)
-        return keys
+        return budgets_covering(cluster, pods)
 
     violated = sorted(covering(v for p in base.placements if p.pdb_violations
                                for v in p.victims))
@@ -204,6 +217,17 @@ def pdb_report(cluster: Cluster, workloads: list[Workload], base: WhatIf,
             blocking.append({"pdb": key, "withoutIt": _outcome(lifted)})
     return {"violated": violated, "blocking": blocking,
             "withoutAnyPdb": _outcome(free)}
+
+
+def budgets_covering(cluster: Cluster, pods: Iterable[Pod]) -> set[str]:
+    """``ns/name`` of every PodDisruptionBudget whose selector matches one of ``pods``."""
+    keys = set()
+    for pod in pods:
+        for pdb in cluster.pdbs:
+            if (pdb.namespace == pod.namespace and pdb.selector is not None
+                    and pdb.selector.matches(pod.labels)):
+                keys.add(pdb.key)
+    return keys
 
 
 def _signature(result: WhatIf) -> list[tuple[str, str | None, tuple[str, ...]]]:
@@ -269,30 +293,43 @@ def nodes_needed(cluster: Cluster, workloads: list[Workload], template: Node, no
     Gives up (None and the rejecting filter's reason) when the first pod left pending
     is rejected by an added, empty node: more such nodes cannot help.
     """
+    return count_nodes(
+        cluster, template,
+        lambda: trial(cluster, workloads, preemption=False, now=now, change=change),
+        placed, lambda got: _rejects_empty(cluster, got))
+
+
+def count_nodes(cluster: Cluster, template: Node, run: Callable[[], T],
+                ok: Callable[[T], bool], rejected: Callable[[T], str | None]
+                ) -> tuple[int | None, T | None, str | None]:
+    """Fewest added copies of ``template`` with which the trial ``run()`` is ``ok``:
+    galloping, then binary search over the count (the nodes are removed again).
+    ``rejected(trial)`` with one node added: why that empty node still rejects what is
+    left pending (then more such nodes cannot help: None and that reason)."""
     added = 0
 
-    def fits_with(k: int) -> WhatIf:
+    def fits_with(k: int) -> T:
         nonlocal added
         if k > added:
             cluster.add_nodes(_copies(template, cluster, k - added, added))
         elif k < added:
             cluster.pop_nodes(added - k)
         added = k
-        return trial(cluster, workloads, preemption=False, now=now, change=change)
+        return run()
 
     try:
         got = fits_with(0)
-        if placed(got):
+        if ok(got):
             return 0, got, None
         lo, hi = 0, 1
         while True:  # gallop: lo fails, find a hi that fits
             got = fits_with(hi)
-            if placed(got):
+            if ok(got):
                 break
             if hi == 1:
-                rejected = _rejects_empty(cluster, got)
-                if rejected is not None:
-                    return None, None, rejected
+                reason = rejected(got)
+                if reason is not None:
+                    return None, None, reason
             lo, hi = hi, hi * 2
             if hi > MAX_NODES:
                 return None, None, None
@@ -300,7 +337,7 @@ def nodes_needed(cluster: Cluster, workloads: list[Workload], template: Node, no
         while hi - lo > 1:
             mid = (lo + hi) // 2
             got = fits_with(mid)
-            if placed(got):
+            if ok(got):
                 hi, best = mid, got
             else:
                 lo = mid
@@ -312,9 +349,13 @@ def nodes_needed(cluster: Cluster, workloads: list[Workload], template: Node, no
 def _rejects_empty(cluster: Cluster, failed: WhatIf) -> str | None:
     """Why the last added (empty) node rejects the first pending pod, if it does."""
     first = next((p for p in failed.placements if p.result == UNSCHEDULABLE), None)
-    if first is None:
-        return None
-    decision = schedule(cluster, fresh(first.pod), preemption=False)
+    return None if first is None else rejected_by_last_node(cluster, first.pod)
+
+
+def rejected_by_last_node(cluster: Cluster, pod: Pod) -> str | None:
+    """Why the most recently added node rejects ``pod`` (a fresh copy, preemption
+    off), as ``Plugin: reasons``; None when it does not."""
+    decision = schedule(cluster, fresh(pod), preemption=False)
     status = decision.statuses.get(cluster.nodes[-1].name)
     return None if status is None else f"{status.plugin}: {'; '.join(status.reasons)}"
 
@@ -410,8 +451,12 @@ def _drop_term(affinity: Affinity | None, attr: str, index: int) -> Affinity | N
     return replace(affinity, **{attr: terms[:index] + terms[index + 1:]})
 
 
-def filter_report(cluster: Cluster, pod: Pod, now: float) -> list[dict[str, Any]]:
-    """Nodes rejected per filter plugin, and the smallest verified change per plugin."""
+def filter_report(cluster: Cluster, pod: Pod, now: float,
+                  changes: dict[str, Callable[[Pod], Pod]] | None = None
+                  ) -> list[dict[str, Any]]:
+    """Nodes rejected per filter plugin, and the smallest verified change per plugin
+    (``changes``, when given, receives each suggested change as a function of a pod, by
+    plugin: a gang's advice applies it to every member)."""
     decision = schedule(cluster, fresh(pod), now=now)
     counts = Counter(st.plugin for st in decision.statuses.values())
     reasons: dict[str, Counter[str]] = {}
@@ -430,13 +475,16 @@ def filter_report(cluster: Cluster, pod: Pod, now: float) -> list[dict[str, Any]
         if current is None or (s.size, -admitted) < (current["size"], -current["admits"]):
             best[s.plugin] = {"change": s.change, "size": s.size, "admits": admitted,
                               "result": changed.result, "node": changed.node,
-                              "victims": sorted(changed.victims)}
+                              "victims": sorted(changed.victims), "apply": s.apply}
     out = []
     for plugin, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         entry: dict[str, Any] = {"plugin": plugin, "nodes": n,
                                  "reasons": dict(sorted(reasons[plugin].items()))}
         if plugin in best:
-            entry["suggestion"] = {k: v for k, v in best[plugin].items() if k != "size"}
+            entry["suggestion"] = {k: v for k, v in best[plugin].items()
+                                   if k not in ("size", "apply")}
+            if changes is not None:
+                changes[plugin] = best[plugin]["apply"]
         out.append(entry)
     return out
 
@@ -454,10 +502,18 @@ class Advice:
     nodes: dict[str, Any] | None
     filters: list[dict[str, Any]]
     filters_pod: str | None
+    # the PodGroup decided whole (``advise -f`` of a gang); None: pods one by one
+    pod_group: str | None = None
+    # why a gang is held before any cycle (fewer pods than minCount); None: it is not
+    waiting: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``-o json`` object."""
-        return {"subject": self.subject, "pods": self.pods, "current": self.current,
+        """The ``-o json`` object (``podGroup``, and ``waiting`` when set, first for a
+        gang)."""
+        head: dict[str, Any] = {} if self.pod_group is None else {"podGroup": self.pod_group}
+        if self.waiting is not None:
+            head["waiting"] = self.waiting
+        return {**head, "subject": self.subject, "pods": self.pods, "current": self.current,
                 "priority": self.priority, "pdbs": self.pdbs, "nodes": self.nodes,
                 "filters": {"pod": self.filters_pod, "plugins": self.filters}}
 
