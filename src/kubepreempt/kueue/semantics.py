@@ -80,6 +80,12 @@ class Semantics:
     # level, the entry whose subtree does not borrow on a flavor-resource the entry
     # requests, before comparing dominant resource shares (``entryComparer.less``).
     fair_sharing_prioritize_non_borrowing: bool
+    # A Preempt entry without targets in a ClusterQueue whose reclaimWithinCohort is not
+    # Any reserves its quota for the rest of the cycle (up to nominal, or up to the
+    # borrowing limit when it borrows), so later entries of the cohort do not take it
+    # (``reserveCapacityForUnreclaimablePreempt``, #4813). v0.7 reserved through its own
+    # per-cohort cycle usage, which is not modelled (off).
+    reserve_unreclaimable_preempt: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -90,7 +96,8 @@ SEMANTICS: dict[str, Semantics] = {
                     classified_preemption=False, detailed_preempted_condition=False,
                     fair_sharing_tree=False, usage_of_undeclared=False,
                     flavor_preemption_oracle=False, skip_zero_undeclared=False,
-                    fair_sharing_prioritize_non_borrowing=False),
+                    fair_sharing_prioritize_non_borrowing=False,
+                    reserve_unreclaimable_preempt=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -99,7 +106,8 @@ SEMANTICS: dict[str, Semantics] = {
                        classified_preemption=True, detailed_preempted_condition=True,
                        fair_sharing_tree=True, usage_of_undeclared=True,
                        flavor_preemption_oracle=True, skip_zero_undeclared=True,
-                       fair_sharing_prioritize_non_borrowing=True),
+                       fair_sharing_prioritize_non_borrowing=True,
+                       reserve_unreclaimable_preempt=True),
 }
 
 
