@@ -23,7 +23,9 @@ from typing import Any
 from builders.kueue import docs
 from kubepreempt.kueue.admission import Decision, decide, load_inputs
 from kubepreempt.kueue.conditions import rfc3339
+from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment
 from kubepreempt.kueue.nomination import Entry, nominate
+from kubepreempt.kueue.preemption import Trace, get_targets
 from kubepreempt.kueue.queue_manager import QueueManager
 from kubepreempt.kueue.quota import Snapshot, WorkloadInfo, workload_info
 from kubepreempt.kueue.scheduler import ASSUMED, nominate_heads, requeue_reason, schedule
@@ -32,6 +34,7 @@ from kubepreempt.kueue.semantics import CURRENT
 DATA = Path(__file__).resolve().parent.parent / "upstream" / "kueue" / "data"
 BASE = 1_700_000_000.0
 API = "kueue.x-k8s.io/v1beta2"
+MODES = {"Fit": Mode.FIT, "Preempt": Mode.PREEMPT, "NoFit": Mode.NO_FIT}
 # The namespaces upstream's scheduler tests create (runScheduleTestCases).
 NAMESPACES = {"default": {}, "eng-alpha": {"dep": "eng"}, "eng-beta": {"dep": "eng"},
               "eng-gamma": {"dep": "eng"}, "sales": {"dep": "sales"}, "lend": {"dep": "lend"}}
@@ -299,3 +302,20 @@ def want_assignments(case: dict[str, Any]) -> dict[str, tuple[str, dict[str, dic
 def decide_incoming(objs: list[dict[str, Any]], key: str, version: str = CURRENT) -> Decision:
     """``kubepreempt kueue``'s decision for ``key`` (flavor assignment, then preemption)."""
     return decide(load_inputs(docs(objs), version=version), key, BASE)
+
+
+def targets_for_assignment(objs: list[dict[str, Any]], key: str, cluster_queue: str,
+                           assignment: dict[str, dict[str, list[str]]],
+                           version: str = CURRENT) -> dict[str, str]:
+    """Upstream's preemption-table harness: ``GetTargets`` for ``key`` in
+    ``cluster_queue`` with the given assignment (``{podSet: {resource: [flavor, mode]}}``)
+    on a snapshot of every other workload -> {victim key: reason}."""
+    inp = load_inputs(docs(objs), version=version)
+    others = [w for k, w in inp.workloads.items() if k != key and w.has_quota_reservation]
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, others, inp.config,
+                    inp.cohorts, inp.namespaces)
+    info = workload_info(inp.workloads[key], cluster_queue)
+    a = Assignment([PodSetAssignment(ps, {r: FlavorAssignment(f, MODES[m]) for r, (f, m)
+                                          in fl.items()}, fits=False)
+                    for ps, fl in assignment.items()])
+    return {t.info.key: t.reason for t in get_targets(info, a, snap, BASE, Trace())}
