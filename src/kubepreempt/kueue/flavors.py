@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from kubepreempt.api.objects import Taint
+from kubepreempt.api.objects import Taint, Toleration
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.api.selectors import NodeSelectorTerm, Requirement
 from kubepreempt.apimachinery.field import aggregate, invalid
@@ -161,11 +161,11 @@ class Assignment:
         return out
 
 
-def _untolerated(taints: tuple[Taint, ...], ps: PodSet) -> Taint | None:
+def _untolerated(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> Taint | None:
     for t in taints:
         if t.effect not in ("NoSchedule", "NoExecute"):
             continue  # upstream filters on these two effects only
-        if not any(tol.tolerates(t) for tol in ps.tolerations):
+        if not any(tol.tolerates(t) for tol in tolerations):
             return t
     return None
 
@@ -305,7 +305,9 @@ class FlavorAssigner:
             if flavor is None:
                 reasons.append(f"flavor {fq.name} not found")
                 continue
-            taint = _untolerated(flavor.node_taints, ps)
+            tolerations = ps.tolerations + flavor.tolerations \
+                if self.semantics.flavor_tolerations else ps.tolerations
+            taint = _untolerated(flavor.node_taints, tolerations)
             if taint is not None:
                 reasons.append(f"untolerated taint {_taint_text(taint)} in flavor {fq.name}")
                 continue

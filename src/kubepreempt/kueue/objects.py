@@ -106,11 +106,13 @@ def api_version(obj: RawObject, semantics: Semantics) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ResourceFlavor:
-    """A ResourceFlavor: the node labels and taints that identify a kind of node."""
+    """A ResourceFlavor: the node labels and taints that identify a kind of node, and the
+    tolerations Kueue adds to the pods admitted to it."""
 
     name: str
     node_labels: dict[str, str] = field(default_factory=dict)
     node_taints: tuple[Taint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
 
 
 def parse_resource_flavor(obj: RawObject) -> ResourceFlavor:
@@ -128,7 +130,8 @@ def parse_resource_flavor(obj: RawObject) -> ResourceFlavor:
             if not effect:
                 raise ValueError("spec.nodeTaints: taint without an effect")
             taints.append(Taint(str(t["key"]), str(t.get("value") or ""), effect))
-        return ResourceFlavor(obj.name, labels, tuple(taints))
+        return ResourceFlavor(obj.name, labels, tuple(taints),
+                              _tolerations(spec.get("tolerations"), "spec.tolerations"))
 
     return _guard(obj, "ResourceFlavor", build)
 
@@ -638,15 +641,20 @@ def _pod_set(raw: Any, i: int) -> PodSet:
         raw_terms = _list(_map(required, "required node affinity").get("nodeSelectorTerms"),
                           "nodeSelectorTerms")
         terms = tuple(NodeSelectorTerm.parse(t) for t in raw_terms)
-    tolerations = []
-    for t in _list(spec.get("tolerations"), "tolerations"):
+    return PodSet(name, count, requests, selector, terms,
+                  _tolerations(spec.get("tolerations"), "tolerations"),
+                  _resource_errors(name, init_greater, main_greater))
+
+
+def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
+    """A list of tolerations (a pod spec's, or a ResourceFlavor's ``spec.tolerations``)."""
+    out = []
+    for t in _list(raw, what):
         t = _map(t, "toleration")
         op = _choice(t.get("operator"), {"Equal", "Exists"}, "Equal", "toleration operator")
         effect = _choice(t.get("effect"), _EFFECTS, "", "toleration effect")
-        tolerations.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""),
-                                      effect))
-    return PodSet(name, count, requests, selector, terms, tuple(tolerations),
-                  _resource_errors(name, init_greater, main_greater))
+        out.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""), effect))
+    return tuple(out)
 
 
 def _conditions(raw: Any) -> tuple[Condition, ...]:

@@ -86,6 +86,10 @@ class Semantics:
     # (``reserveCapacityForUnreclaimablePreempt``, #4813). v0.7 reserved through its own
     # per-cohort cycle usage, which is not modelled (off).
     reserve_unreclaimable_preempt: bool
+    # A ResourceFlavor's own spec.tolerations count with the pod set's when its taints are
+    # checked (``findFlavorForPodSetResource``, #3722, v0.10); v0.7 checked the pod set's
+    # tolerations only.
+    flavor_tolerations: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -97,7 +101,7 @@ SEMANTICS: dict[str, Semantics] = {
                     fair_sharing_tree=False, usage_of_undeclared=False,
                     flavor_preemption_oracle=False, skip_zero_undeclared=False,
                     fair_sharing_prioritize_non_borrowing=False,
-                    reserve_unreclaimable_preempt=False),
+                    reserve_unreclaimable_preempt=False, flavor_tolerations=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -107,7 +111,7 @@ SEMANTICS: dict[str, Semantics] = {
                        fair_sharing_tree=True, usage_of_undeclared=True,
                        flavor_preemption_oracle=True, skip_zero_undeclared=True,
                        fair_sharing_prioritize_non_borrowing=True,
-                       reserve_unreclaimable_preempt=True),
+                       reserve_unreclaimable_preempt=True, flavor_tolerations=True),
 }
 
 
