@@ -157,6 +157,10 @@ def workload_manifest(w: dict[str, Any]) -> dict[str, Any]:
             spec["nodeSelector"] = ps["node_selector"]
         if ps.get("tolerations"):
             spec["tolerations"] = ps["tolerations"]
+        if ps.get("affinity_terms"):
+            spec["affinity"] = {"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": ps["affinity_terms"]}}}
         pod_sets.append({"name": ps["name"], "count": ps["count"], "template": {"spec": spec}})
     spec = {"podSets": pod_sets}
     if w.get("queue"):
