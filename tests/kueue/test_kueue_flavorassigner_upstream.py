@@ -31,6 +31,10 @@ def queues(fungibility: dict[str, str]) -> list[dict[str, Any]]:
               fungibility=fungibility)
     other = cq("other-clusterqueue", [(f, {"compute": "0", "gpu": "0"}) for f in FLAVORS],
                cohort="cohort")
+    if "MayStopSearch" in fungibility.values():  # v1beta2's spelling
+        spec = dict(test["spec"])
+        spec["cohortName"] = spec.pop("cohort")
+        test = {**test, "apiVersion": "kueue.x-k8s.io/v1beta2", "spec": spec}
     return [test, other]
 
 
@@ -52,6 +56,10 @@ CASES = {
     "Select first flavor when flavor fungibility is disabled": (
         {"gpu": "10"}, [("uno", "gpu")], [("due", "gpu"), ("tre", "gpu")], {},
         {"whenCanPreempt": "Preempt"}, Mode.PREEMPT, {"gpu": "uno"}),
+    "Select first flavor when flavor fungibility is disabled; using deprecated "
+    "WhenCanPreempt=MayStopSearch": (
+        {"gpu": "10"}, [("uno", "gpu")], [("due", "gpu"), ("tre", "gpu")], {},
+        {"whenCanPreempt": "MayStopSearch"}, Mode.PREEMPT, {"gpu": "uno"}),
     "Select first flavor where priority based preemption is possible": (
         {"gpu": "10"}, [("uno", "gpu"), ("due", "gpu"), ("tre", "gpu")], [], {}, None,
         Mode.PREEMPT, {"gpu": "uno"}),
@@ -99,6 +107,8 @@ WHOLE_DECISION = {
         "preempt", {"default/o-due-gpu": "InCohortReclamation"}),
     "Select first flavor when flavor fungibility is disabled": (
         "preempt", {"default/t-uno-gpu": "InClusterQueue"}),
+    "Select first flavor when flavor fungibility is disabled; using deprecated "
+    "WhenCanPreempt=MayStopSearch": ("preempt", {"default/t-uno-gpu": "InClusterQueue"}),
     "Select first flavor where priority based preemption is possible": (
         "preempt", {"default/t-uno-gpu": "InClusterQueue"}),
     "Select second flavor where gpu reclamation is possible, as compute Fits": (
