@@ -24,6 +24,7 @@ from kubepreempt.kueue.objects import (
     BORROW,
     NEVER,
     PREEMPT,
+    PREEMPTION_OVER_BORROWING,
     TRY_NEXT_FLAVOR,
     FlavorQuotas,
     PodSet,
@@ -66,16 +67,21 @@ def _public(mode: int) -> Mode:
     return Mode.FIT if mode == G_FIT else Mode.NO_FIT if mode == G_NO_FIT else Mode.PREEMPT
 
 
-def is_preferred(a: Granular, b: Granular) -> bool:
-    """``isPreferred`` (BorrowingOverPreemption, the default): a usable mode beats NoFit,
-    a mode with preemption targets beats one without, then the better preemption mode,
-    then the more local borrowing level."""
+def is_preferred(a: Granular, b: Granular, preference: str = "") -> bool:
+    """``isPreferred``: a usable mode beats NoFit, a mode with preemption targets beats one
+    without; then, with BorrowingOverPreemption (the default), the better preemption mode
+    and then the more local borrowing level, with PreemptionOverBorrowing (the
+    ClusterQueue's ``flavorFungibility.preference``) the other way round."""
     if a[0] == G_NO_FIT:
         return False
     if b[0] == G_NO_FIT:
         return True
     if (a[0] == G_NO_CANDIDATES) != (b[0] == G_NO_CANDIDATES):
         return a[0] != G_NO_CANDIDATES
+    if preference == PREEMPTION_OVER_BORROWING:
+        if a[1] != b[1]:
+            return a[1] < b[1]
+        return a[0] > b[0]
     if a[0] != b[0]:
         return a[0] > b[0]
     return a[1] < b[1]
@@ -323,7 +329,7 @@ class FlavorAssigner:
                 if done:
                     best, best_g = assignments, rep
                     break
-                if is_preferred(rep, best_g):
+                if is_preferred(rep, best_g, self.cq.spec.fungibility_preference):
                     best, best_g = assignments, rep
                 continue
             needs_borrowing = False
@@ -361,7 +367,7 @@ class FlavorAssigner:
             g, why = self._fits_quota_available(fq.name, r, assumed, requests[r],
                                                 fq.resources[r])
             reasons.extend(why)
-            if is_preferred(rep, g):
+            if is_preferred(rep, g, self.cq.spec.fungibility_preference):
                 rep = g
             if rep[0] == G_NO_FIT:
                 break

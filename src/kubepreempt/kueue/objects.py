@@ -38,6 +38,9 @@ BORROW = "Borrow"
 PREEMPT = "Preempt"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
 MAY_STOP_SEARCH = "MayStopSearch"  # v1beta2's name for Borrow / Preempt
+BORROWING_OVER_PREEMPTION = "BorrowingOverPreemption"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
+PREFERENCES = (BORROWING_OVER_PREEMPTION, PREEMPTION_OVER_BORROWING)
 # Fair sharing preemption strategies (config.kueue.x-k8s.io/v1beta1).
 LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = "LessThanOrEqualToFinalShare"
 LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
@@ -186,6 +189,9 @@ class ClusterQueue:
     preemption: Preemption = field(default_factory=Preemption)
     when_can_borrow: str = BORROW
     when_can_preempt: str = TRY_NEXT_FLAVOR
+    # flavorFungibility.preference (v0.15, #7316): how flavors that all need borrowing or
+    # preemption rank ("": BorrowingOverPreemption, the default).
+    fungibility_preference: str = ""
     queueing_strategy: str = "BestEffortFIFO"
     fair_weight_milli: int = 1000
     stopped: bool = False
@@ -340,15 +346,24 @@ def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
             if not cohort:
                 _limits_need_parent(groups, "cohort")
             _lending_within_nominal(groups)
+        preference = _choice(fung.get("preference"), set(PREFERENCES), "", "preference") \
+            if semantics.fungibility_preference else ""
+        when_can_borrow = _fungibility(fung.get("whenCanBorrow"), BORROW, BORROW, version,
+                                       "whenCanBorrow")
+        when_can_preempt = _fungibility(fung.get("whenCanPreempt"), PREEMPT, TRY_NEXT_FLAVOR,
+                                        version, "whenCanPreempt")
+        if preference and (when_can_borrow, when_can_preempt) != (TRY_NEXT_FLAVOR,
+                                                                  TRY_NEXT_FLAVOR):
+            raise ValueError("spec.flavorFungibility: preference can only be set when both "
+                             "whenCanBorrow and whenCanPreempt are TryNextFlavor")
         return ClusterQueue(
             name=obj.name,
             cohort=cohort,
             resource_groups=groups,
             preemption=preemption,
-            when_can_borrow=_fungibility(fung.get("whenCanBorrow"), BORROW, BORROW, version,
-                                         "whenCanBorrow"),
-            when_can_preempt=_fungibility(fung.get("whenCanPreempt"), PREEMPT,
-                                          TRY_NEXT_FLAVOR, version, "whenCanPreempt"),
+            when_can_borrow=when_can_borrow,
+            when_can_preempt=when_can_preempt,
+            fungibility_preference=preference,
             queueing_strategy=_choice(spec.get("queueingStrategy"),
                                       {"BestEffortFIFO", "StrictFIFO"}, "BestEffortFIFO",
                                       "queueingStrategy"),

@@ -90,6 +90,9 @@ class Semantics:
     # checked (``findFlavorForPodSetResource``, #3722, v0.10); v0.7 checked the pod set's
     # tolerations only.
     flavor_tolerations: bool
+    # flavorFungibility.preference (v0.15, #7316): PreemptionOverBorrowing ranks flavors by
+    # borrowing level before preemption mode (``isPreferred``); v0.7 has no such field.
+    fungibility_preference: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -101,7 +104,8 @@ SEMANTICS: dict[str, Semantics] = {
                     fair_sharing_tree=False, usage_of_undeclared=False,
                     flavor_preemption_oracle=False, skip_zero_undeclared=False,
                     fair_sharing_prioritize_non_borrowing=False,
-                    reserve_unreclaimable_preempt=False, flavor_tolerations=False),
+                    reserve_unreclaimable_preempt=False, flavor_tolerations=False,
+                    fungibility_preference=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -111,7 +115,8 @@ SEMANTICS: dict[str, Semantics] = {
                        fair_sharing_tree=True, usage_of_undeclared=True,
                        flavor_preemption_oracle=True, skip_zero_undeclared=True,
                        fair_sharing_prioritize_non_borrowing=True,
-                       reserve_unreclaimable_preempt=True, flavor_tolerations=True),
+                       reserve_unreclaimable_preempt=True, flavor_tolerations=True,
+                       fungibility_preference=True),
 }
 
 

@@ -33,13 +33,12 @@ CASES: dict[str, tuple[Any, ...]] = {
         ZERO, {("one", "cpu"): 4000}, {("two", "cpu"): 4000}, None, {}, Mode.FIT, "three"),
     "Select the first flavor which fits": (
         ZERO, {("one", "cpu"): 4000}, {}, None, {}, Mode.FIT, "two"),
-    # Its flavorFungibility also sets preference PreemptionOverBorrowing, which kubepreempt
-    # does not model; the answer does not depend on it here (one has no candidates).
     "Select deeper-borrowing flavor that fits when shallower-borrowing flavor has no "
     "preemption candidates": (
         [{"flavor": "one", "resources": [["cpu", "4", "0"]]}, *ZERO[1:]],
         {("one", "cpu"): 4000}, {},
-        {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
+        {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor",
+         "preference": "PreemptionOverBorrowing"},
         {("one", "cpu"): (G_NO_CANDIDATES, 1)}, Mode.FIT, "two"),
 }
 
