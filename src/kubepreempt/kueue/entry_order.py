@@ -112,14 +112,17 @@ def fair_sharing_iterator(entries: list[Entry], snap: Snapshot, order_time: Orde
                 drs[(ancestor.name, e.key)] = share
                 share = dominant_resource_share(ancestor)
             snap.remove_workload(info)
-        winner = _tournament(root, left, _Comparer(drs, requested, order_time))
+        winner = _tournament(root, left, EntryComparer(drs, requested, order_time))
         assert winner is not None
         del left[winner.cluster_queue]
         yield winner
 
 
-class _Comparer:
-    """``entryComparer``: the order of two entries at one cohort level."""
+class EntryComparer:
+    """``entryComparer``: the order of two entries at one cohort level, from the shares
+    each would give its subtree there (``drs``, by (cohort, workload key)) and, with the
+    FairSharingPrioritizeNonBorrowing gate, the flavor-resources each requests
+    (``requested``; None when the gate is off)."""
 
     def __init__(self, drs: dict[tuple[str, str], DRS], requested: dict[str, Usage] | None,
                  order_time: OrderTime) -> None:
@@ -131,8 +134,8 @@ class _Comparer:
         """``entryComparer.less``: ``a`` goes before ``b`` among ``parent``'s children."""
         a_drs, b_drs = self.drs[(parent, a.key)], self.drs[(parent, b.key)]
         if self.requested is not None:
-            a_borrows = a_drs.is_borrowing_on(self.requested[a.key])
-            b_borrows = b_drs.is_borrowing_on(self.requested[b.key])
+            a_borrows = a_drs.is_borrowing_on(self.requested.get(a.key, {}))
+            b_borrows = b_drs.is_borrowing_on(self.requested.get(b.key, {}))
             if a_borrows != b_borrows:
                 return not a_borrows
         c = compare_drs(a_drs, b_drs)
@@ -143,7 +146,7 @@ class _Comparer:
         return self.order_time(a.info) < self.order_time(b.info)
 
 
-def _tournament(cohort: CohortState, left: dict[str, Entry], cmp: _Comparer) -> Entry | None:
+def _tournament(cohort: CohortState, left: dict[str, Entry], cmp: EntryComparer) -> Entry | None:
     candidates: list[Entry] = []
     for child in cohort.children:
         won = _tournament(child, left, cmp)
