@@ -22,6 +22,7 @@ from builders.kueue_tables import (
     flavor_manifest,
     load_table,
     lq_manifest,
+    targets_for_assignment,
     workload_manifest,
 )
 
@@ -55,3 +56,37 @@ def test_fair_preemptions_whole_decision(name: str) -> None:
         assert d.flavors == {"main": {"cpu": case.get("flavor", "default")}}
     else:
         assert d.result == "pending"
+
+
+# Upstream's TestFairPreemptionSkipsUnsatisfiableTournament: a (1 cpu, the preemptor's
+# weight per case, reclaimWithinCohort Any) runs a1, b (1 cpu) runs b1 and b2; a 1-cpu
+# workload for a. Upstream counts log lines to see the tournament skipped with weight 0;
+# what both cases decide is no target, which is what is compared here.
+SKIPS = {"zero weight preemptor: share is +Inf and the tournament is skipped": "0",
+         "non-zero weight preemptor: share is finite so the tournament runs": "1"}
+
+
+@pytest.mark.parametrize("name", list(SKIPS))
+def test_fair_preemption_skips_unsatisfiable_tournament(name: str) -> None:
+    case = {
+        "cqs": [{"name": "a", "cohort": "all", "weight": SKIPS[name],
+                 "groups": [[{"flavor": "default", "resources": [["cpu", "1"]]}]],
+                 "preemption": {"reclaimWithinCohort": "Any"}},
+                {"name": "b", "cohort": "all", "weight": "1",
+                 "groups": [[{"flavor": "default", "resources": [["cpu", "1"]]}]]}],
+        "admitted": [
+            {"name": n, "ns": "", "pod_sets": [{"name": "main", "count": 1,
+                                                "requests": {"cpu": "1"}}],
+             "admission": {"cq": q, "pod_sets": [{"name": "main", "flavors": {"cpu": "default"},
+                                                  "usage": {"cpu": "1"}}]},
+             "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "", "t": 0}]}
+            for n, q in (("a1", "a"), ("b1", "b"), ("b2", "b"))],
+        "incoming": {"name": "a_incoming", "ns": "",
+                     "pod_sets": [{"name": "main", "count": 1, "requests": {"cpu": "1"}}]},
+        "target_cq": "a",
+    }
+    objs = objects(case)
+    assert targets_for_assignment(objs, "default/a_incoming", "a",
+                                  {"main": {"cpu": ["default", "Preempt"]}}) == {}
+    d = decide_incoming(objs, "default/a_incoming")
+    assert (d.result, d.flavors, d.reasons) == ("pending", {"main": {"cpu": "default"}}, {})
