@@ -75,3 +75,33 @@ def test_upstream_dominant_resource_share(name: str) -> None:
     assert (drs.rounded(), drs.resource) == (share, res)
     assert dominant_resource_share(snap.cqs["lending-cq"]).rounded() == 0
     assert dominant_resource_share(snap.cohorts["test-cohort"]).rounded() == 0
+
+
+# Through kubepreempt kueue's decision: the usage held by admitted workloads, the share
+# read from what the decision reports (``status.fairSharing.weightedShare``) before the
+# incoming workload; with an extra request, after admitting it. Two cases cannot be
+# reached that way: "A resource with zero lendable" (nobody lends gpu, so the 4 extra gpu
+# are NoFit, never admitted) and "multiple flavors" (on-demand cannot borrow, the
+# assigner takes spot instead).
+UNREACHABLE = {"A resource with zero lendable", "multiple flavors"}
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n not in UNREACHABLE])
+def test_upstream_dominant_resource_share_whole_decision(name: str) -> None:
+    from builders.kueue import config, run, wl
+    q, lender, usage, extra, (share, _) = CASES[name]
+    held = []
+    for i, ((flv, res), amount) in enumerate(sorted(usage.items())):
+        qty = f"{amount}m" if res == "cpu" else str(amount)
+        held.append(wl(f"u{i}", {res: qty}, admitted="cq", flavors={res: flv}))
+    wanted = {r: (f"{v}m" if r == "cpu" else str(v)) for (_, r), v in extra.items()}
+    first = next(iter(usage))[1]
+    incoming = wl("in", wanted or {first: "1m" if first == "cpu" else "1"}, queue="cq")
+    objs = [flavor("default"), flavor("on-demand"), flavor("spot"), q, lender, *held,
+            incoming, config(fair=True)]
+    d = run(objs, "in", CURRENT)
+    if extra:
+        assert d.result == "admit"
+        assert d.explain["sharesAfter"] == {"cq": share, "lending-cq": 0}
+    else:
+        assert d.explain["sharesBefore"] == {"cq": share, "lending-cq": 0}

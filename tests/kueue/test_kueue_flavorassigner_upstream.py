@@ -31,6 +31,10 @@ def queues(fungibility: dict[str, str]) -> list[dict[str, Any]]:
               fungibility=fungibility)
     other = cq("other-clusterqueue", [(f, {"compute": "0", "gpu": "0"}) for f in FLAVORS],
                cohort="cohort")
+    if "MayStopSearch" in fungibility.values():  # v1beta2's spelling
+        spec = dict(test["spec"])
+        spec["cohortName"] = spec.pop("cohort")
+        test = {**test, "apiVersion": "kueue.x-k8s.io/v1beta2", "spec": spec}
     return [test, other]
 
 
@@ -52,6 +56,10 @@ CASES = {
     "Select first flavor when flavor fungibility is disabled": (
         {"gpu": "10"}, [("uno", "gpu")], [("due", "gpu"), ("tre", "gpu")], {},
         {"whenCanPreempt": "Preempt"}, Mode.PREEMPT, {"gpu": "uno"}),
+    "Select first flavor when flavor fungibility is disabled; using deprecated "
+    "WhenCanPreempt=MayStopSearch": (
+        {"gpu": "10"}, [("uno", "gpu")], [("due", "gpu"), ("tre", "gpu")], {},
+        {"whenCanPreempt": "MayStopSearch"}, Mode.PREEMPT, {"gpu": "uno"}),
     "Select first flavor where priority based preemption is possible": (
         {"gpu": "10"}, [("uno", "gpu"), ("due", "gpu"), ("tre", "gpu")], [], {}, None,
         Mode.PREEMPT, {"gpu": "uno"}),
@@ -86,3 +94,40 @@ def test_reclaim_before_priority_preemption(name: str) -> None:
                                 inp.flavors, False, inp.semantics, oracle).assign()
     assert assignment.mode == want_mode
     assert assignment.flavors()["main"] == want
+
+
+# Through kubepreempt kueue's whole decision (the real preemption oracle, then targets):
+# the stubs' answers made real by giving every admitted workload priority -1, below the
+# incoming workload's 0, so own-queue usage can be preempted by priority (the stub's
+# Preempt) and another queue's borrowed usage reclaimed (the stub's Reclaim). Victims
+# follow from the chosen flavor: the one workload using it.
+WHOLE_DECISION = {
+    "Select first flavor which fits": ("admit", {}),
+    "Select first flavor where gpu reclamation is possible": (
+        "preempt", {"default/o-due-gpu": "InCohortReclamation"}),
+    "Select first flavor when flavor fungibility is disabled": (
+        "preempt", {"default/t-uno-gpu": "InClusterQueue"}),
+    "Select first flavor when flavor fungibility is disabled; using deprecated "
+    "WhenCanPreempt=MayStopSearch": ("preempt", {"default/t-uno-gpu": "InClusterQueue"}),
+    "Select first flavor where priority based preemption is possible": (
+        "preempt", {"default/t-uno-gpu": "InClusterQueue"}),
+    "Select second flavor where gpu reclamation is possible, as compute Fits": (
+        "preempt", {"default/o-tre-gpu": "InCohortReclamation"}),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_reclaim_before_priority_preemption_whole_decision(name: str) -> None:
+    from builders.kueue import run
+    requests, mine, theirs, _, fungibility, _, want = CASES[name]
+
+    def lower(wname: str, q: str, flv: str, res: str) -> dict[str, Any]:
+        return wl(wname, {res: "1"}, -1, admitted=q, flavors={res: flv}, reserved_at=BASE)
+
+    used = [lower(f"t-{f}-{r}", "test-clusterqueue", f, r) for f, r in mine] + \
+        [lower(f"o-{f}-{r}", "other-clusterqueue", f, r) for f, r in theirs]
+    incoming = wl("in", requests, 0, queue="test-clusterqueue")
+    d = run([*(flavor(f) for f in FLAVORS), *queues(fungibility or TRY_NEXT), *used,
+             incoming], "in", CURRENT)
+    assert (d.result, d.flavors["main"], d.reasons) == (WHOLE_DECISION[name][0], want,
+                                                        WHOLE_DECISION[name][1])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from kubepreempt.kueue.quota import CohortState, CQState, QuotaNode
+from kubepreempt.kueue.quota import FR, CohortState, CQState, QuotaNode, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,11 +22,18 @@ class DRS:
     ratio: float = 0.0  # unweighted, per mille of the lendable resource
     resource: str = ""
     borrowing: bool = False
+    # The flavor-resources the node uses above its subtree quota (``borrowedFRs``).
+    borrowed_frs: tuple[FR, ...] = ()
 
     @property
     def zero_weight_borrows(self) -> bool:
         """Weight 0 while borrowing: an infinite share."""
         return self.weight == 0 and self.borrowing
+
+    def is_borrowing_on(self, requested: Usage) -> bool:
+        """``IsBorrowingOn``: the node borrows on a flavor-resource ``requested`` asks a
+        positive amount of."""
+        return any(requested.get(f, {}).get(r, 0) > 0 for f, r in self.borrowed_frs)
 
     def precise(self) -> float:
         """``PreciseWeightedShare``."""
@@ -73,10 +80,12 @@ def dominant_resource_share(node: QuotaNode) -> DRS:
     if node.parent is None:
         return DRS(w)
     borrowed: dict[str, int] = {}
+    frs: list[FR] = []
     for fr, quota in node.subtree.items():
         b = node.usage.get(fr, 0) - quota
         if b > 0:
             borrowed[fr[1]] = borrowed.get(fr[1], 0) + b
+            frs.append(fr)
     if not borrowed:
         return DRS(w)
     root = node.root()
@@ -88,4 +97,4 @@ def dominant_resource_share(node: QuotaNode) -> DRS:
             r = b * 1000.0 / lendable
             if r > ratio or (r == ratio and res < dres):
                 ratio, dres = r, res
-    return DRS(w, ratio, dres, True)
+    return DRS(w, ratio, dres, True, tuple(frs))

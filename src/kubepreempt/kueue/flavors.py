@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from kubepreempt.api.objects import Taint
+from kubepreempt.api.objects import Taint, Toleration
 from kubepreempt.api.quantity import format_amount
 from kubepreempt.api.selectors import NodeSelectorTerm, Requirement
 from kubepreempt.apimachinery.field import aggregate, invalid
@@ -24,6 +24,7 @@ from kubepreempt.kueue.objects import (
     BORROW,
     NEVER,
     PREEMPT,
+    PREEMPTION_OVER_BORROWING,
     TRY_NEXT_FLAVOR,
     FlavorQuotas,
     PodSet,
@@ -66,16 +67,21 @@ def _public(mode: int) -> Mode:
     return Mode.FIT if mode == G_FIT else Mode.NO_FIT if mode == G_NO_FIT else Mode.PREEMPT
 
 
-def is_preferred(a: Granular, b: Granular) -> bool:
-    """``isPreferred`` (BorrowingOverPreemption, the default): a usable mode beats NoFit,
-    a mode with preemption targets beats one without, then the better preemption mode,
-    then the more local borrowing level."""
+def is_preferred(a: Granular, b: Granular, preference: str = "") -> bool:
+    """``isPreferred``: a usable mode beats NoFit, a mode with preemption targets beats one
+    without; then, with BorrowingOverPreemption (the default), the better preemption mode
+    and then the more local borrowing level, with PreemptionOverBorrowing (the
+    ClusterQueue's ``flavorFungibility.preference``) the other way round."""
     if a[0] == G_NO_FIT:
         return False
     if b[0] == G_NO_FIT:
         return True
     if (a[0] == G_NO_CANDIDATES) != (b[0] == G_NO_CANDIDATES):
         return a[0] != G_NO_CANDIDATES
+    if preference == PREEMPTION_OVER_BORROWING:
+        if a[1] != b[1]:
+            return a[1] < b[1]
+        return a[0] > b[0]
     if a[0] != b[0]:
         return a[0] > b[0]
     return a[1] < b[1]
@@ -161,11 +167,11 @@ class Assignment:
         return out
 
 
-def _untolerated(taints: tuple[Taint, ...], ps: PodSet) -> Taint | None:
+def _untolerated(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> Taint | None:
     for t in taints:
         if t.effect not in ("NoSchedule", "NoExecute"):
             continue  # upstream filters on these two effects only
-        if not any(tol.tolerates(t) for tol in ps.tolerations):
+        if not any(tol.tolerates(t) for tol in tolerations):
             return t
     return None
 
@@ -305,7 +311,9 @@ class FlavorAssigner:
             if flavor is None:
                 reasons.append(f"flavor {fq.name} not found")
                 continue
-            taint = _untolerated(flavor.node_taints, ps)
+            tolerations = ps.tolerations + flavor.tolerations \
+                if self.semantics.flavor_tolerations else ps.tolerations
+            taint = _untolerated(flavor.node_taints, tolerations)
             if taint is not None:
                 reasons.append(f"untolerated taint {_taint_text(taint)} in flavor {fq.name}")
                 continue
@@ -321,7 +329,7 @@ class FlavorAssigner:
                 if done:
                     best, best_g = assignments, rep
                     break
-                if is_preferred(rep, best_g):
+                if is_preferred(rep, best_g, self.cq.spec.fungibility_preference):
                     best, best_g = assignments, rep
                 continue
             needs_borrowing = False
@@ -359,7 +367,7 @@ class FlavorAssigner:
             g, why = self._fits_quota_available(fq.name, r, assumed, requests[r],
                                                 fq.resources[r])
             reasons.extend(why)
-            if is_preferred(rep, g):
+            if is_preferred(rep, g, self.cq.spec.fungibility_preference):
                 rep = g
             if rep[0] == G_NO_FIT:
                 break

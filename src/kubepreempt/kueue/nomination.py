@@ -19,6 +19,7 @@ from kubepreempt.kueue.objects import PodSet, ResourceFlavor
 from kubepreempt.kueue.preemption.common import Target, Trace, resources_requiring_preemption
 from kubepreempt.kueue.preemption.oracle import preemption_oracle
 from kubepreempt.kueue.preemption.targets import get_targets
+from kubepreempt.kueue.queue_manager import NAMESPACE_MISMATCH as NAMESPACE_MISMATCH_REASON
 from kubepreempt.kueue.quota import FR, PodSetResources, Snapshot, WorkloadInfo
 
 # Requeue reason of a head whose ClusterQueue is inactive (upstream requeues it with the
@@ -27,7 +28,7 @@ INACTIVE = "Inactive"
 RESOURCE_VALIDATION_FAILED = "resource validation failed"
 # workload.ErrNamespaceMismatch, and the QuotaReserved reason upstream gives it.
 NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
-MISCONFIGURED = "Misconfigured"
+MISCONFIGURED = NAMESPACE_MISMATCH_REASON
 
 
 @dataclass(slots=True)

@@ -38,6 +38,9 @@ BORROW = "Borrow"
 PREEMPT = "Preempt"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
 MAY_STOP_SEARCH = "MayStopSearch"  # v1beta2's name for Borrow / Preempt
+BORROWING_OVER_PREEMPTION = "BorrowingOverPreemption"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
+PREFERENCES = (BORROWING_OVER_PREEMPTION, PREEMPTION_OVER_BORROWING)
 # Fair sharing preemption strategies (config.kueue.x-k8s.io/v1beta1).
 LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = "LessThanOrEqualToFinalShare"
 LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
@@ -106,11 +109,13 @@ def api_version(obj: RawObject, semantics: Semantics) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ResourceFlavor:
-    """A ResourceFlavor: the node labels and taints that identify a kind of node."""
+    """A ResourceFlavor: the node labels and taints that identify a kind of node, and the
+    tolerations Kueue adds to the pods admitted to it."""
 
     name: str
     node_labels: dict[str, str] = field(default_factory=dict)
     node_taints: tuple[Taint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
 
 
 def parse_resource_flavor(obj: RawObject) -> ResourceFlavor:
@@ -128,7 +133,8 @@ def parse_resource_flavor(obj: RawObject) -> ResourceFlavor:
             if not effect:
                 raise ValueError("spec.nodeTaints: taint without an effect")
             taints.append(Taint(str(t["key"]), str(t.get("value") or ""), effect))
-        return ResourceFlavor(obj.name, labels, tuple(taints))
+        return ResourceFlavor(obj.name, labels, tuple(taints),
+                              _tolerations(spec.get("tolerations"), "spec.tolerations"))
 
     return _guard(obj, "ResourceFlavor", build)
 
@@ -183,6 +189,9 @@ class ClusterQueue:
     preemption: Preemption = field(default_factory=Preemption)
     when_can_borrow: str = BORROW
     when_can_preempt: str = TRY_NEXT_FLAVOR
+    # flavorFungibility.preference (v0.15, #7316): how flavors that all need borrowing or
+    # preemption rank ("": BorrowingOverPreemption, the default).
+    fungibility_preference: str = ""
     queueing_strategy: str = "BestEffortFIFO"
     fair_weight_milli: int = 1000
     stopped: bool = False
@@ -337,15 +346,24 @@ def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
             if not cohort:
                 _limits_need_parent(groups, "cohort")
             _lending_within_nominal(groups)
+        preference = _choice(fung.get("preference"), set(PREFERENCES), "", "preference") \
+            if semantics.fungibility_preference else ""
+        when_can_borrow = _fungibility(fung.get("whenCanBorrow"), BORROW, BORROW, version,
+                                       "whenCanBorrow")
+        when_can_preempt = _fungibility(fung.get("whenCanPreempt"), PREEMPT, TRY_NEXT_FLAVOR,
+                                        version, "whenCanPreempt")
+        if preference and (when_can_borrow, when_can_preempt) != (TRY_NEXT_FLAVOR,
+                                                                  TRY_NEXT_FLAVOR):
+            raise ValueError("spec.flavorFungibility: preference can only be set when both "
+                             "whenCanBorrow and whenCanPreempt are TryNextFlavor")
         return ClusterQueue(
             name=obj.name,
             cohort=cohort,
             resource_groups=groups,
             preemption=preemption,
-            when_can_borrow=_fungibility(fung.get("whenCanBorrow"), BORROW, BORROW, version,
-                                         "whenCanBorrow"),
-            when_can_preempt=_fungibility(fung.get("whenCanPreempt"), PREEMPT,
-                                          TRY_NEXT_FLAVOR, version, "whenCanPreempt"),
+            when_can_borrow=when_can_borrow,
+            when_can_preempt=when_can_preempt,
+            fungibility_preference=preference,
             queueing_strategy=_choice(spec.get("queueingStrategy"),
                                       {"BestEffortFIFO", "StrictFIFO"}, "BestEffortFIFO",
                                       "queueingStrategy"),
@@ -638,15 +656,20 @@ def _pod_set(raw: Any, i: int) -> PodSet:
         raw_terms = _list(_map(required, "required node affinity").get("nodeSelectorTerms"),
                           "nodeSelectorTerms")
         terms = tuple(NodeSelectorTerm.parse(t) for t in raw_terms)
-    tolerations = []
-    for t in _list(spec.get("tolerations"), "tolerations"):
+    return PodSet(name, count, requests, selector, terms,
+                  _tolerations(spec.get("tolerations"), "tolerations"),
+                  _resource_errors(name, init_greater, main_greater))
+
+
+def _tolerations(raw: Any, what: str) -> tuple[Toleration, ...]:
+    """A list of tolerations (a pod spec's, or a ResourceFlavor's ``spec.tolerations``)."""
+    out = []
+    for t in _list(raw, what):
         t = _map(t, "toleration")
         op = _choice(t.get("operator"), {"Equal", "Exists"}, "Equal", "toleration operator")
         effect = _choice(t.get("effect"), _EFFECTS, "", "toleration effect")
-        tolerations.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""),
-                                      effect))
-    return PodSet(name, count, requests, selector, terms, tuple(tolerations),
-                  _resource_errors(name, init_greater, main_greater))
+        out.append(Toleration(str(t.get("key") or ""), op, str(t.get("value") or ""), effect))
+    return tuple(out)
 
 
 def _conditions(raw: Any) -> tuple[Condition, ...]:

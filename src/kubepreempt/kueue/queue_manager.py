@@ -5,7 +5,10 @@ queue-order time) and an inadmissible set. A scheduling cycle takes the head of 
 heap. A workload that was not admitted is requeued per queueing strategy: StrictFIFO
 always back to the heap; BestEffortFIFO back to the heap only after nomination failed
 or while its preemption is pending, else into the inadmissible set until quota is
-released in its cohort tree (``QueueInadmissibleWorkloads``).
+released in its cohort tree (``QueueInadmissibleWorkloads``). A head whose namespace
+the ClusterQueue's selector excludes goes to the inadmissible set under either strategy
+(``ClusterQueue.RequeueIfNotPresent``: StrictFIFO requeues immediately for every reason
+but ``RequeueReasonNamespaceMismatch``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ NO_FIT = "NoFit"
 PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
 PENDING_PREEMPTION = "PendingPreemption"
 FAILED_AFTER_NOMINATION = "FailedAfterNomination"
+# A head whose namespace the ClusterQueue's namespaceSelector excludes (the entry carries
+# the QuotaReserved reason upstream sets with it, ``Misconfigured``).
+NAMESPACE_MISMATCH = "Misconfigured"
 # Reasons that put a BestEffortFIFO workload straight back in the heap.
 IMMEDIATE = (FAILED_AFTER_NOMINATION, PENDING_PREEMPTION)
 
@@ -80,7 +86,8 @@ class QueueManager(Generic[T]):
     def requeue(self, cluster_queue: str, wl: Workload, item: T, reason: str) -> bool:
         """Requeue a head that was not admitted; True when it went to the inadmissible
         set (the queue has a new head), False when back to the heap."""
-        if self.strategies[cluster_queue] == STRICT_FIFO or reason in IMMEDIATE:
+        strict = self.strategies[cluster_queue] == STRICT_FIFO
+        if (strict and reason != NAMESPACE_MISMATCH) or reason in IMMEDIATE:
             self.push(cluster_queue, wl, item)
             return False
         self.inadmissible[cluster_queue][wl.key] = item

@@ -6,7 +6,9 @@ Given the heads of the ClusterQueues (one pending workload each), a cycle:
    in Preempt mode, targets), the nominations sharing scans of the unchanged snapshot;
 2. orders the nominated entries (:mod:`kubepreempt.kueue.entry_order`: classical, or
    fair sharing);
-3. processes them in order: NoFit and Preempt-without-targets are left for requeueing;
+3. processes them in order: NoFit and Preempt-without-targets are left for requeueing
+   (the latter reserving its quota for the rest of the cycle when its ClusterQueue cannot
+   always reclaim, current Kueue);
    an entry whose targets overlap an earlier entry's, or that no longer fits after the
    earlier entries of this cycle, is skipped; otherwise its usage is assumed for the
    rest of the cycle and it is admitted (Fit) or its targets are evicted (Preempt).
@@ -24,6 +26,7 @@ from typing import TypeVar
 from kubepreempt.kueue.entry_order import ordered_entries
 from kubepreempt.kueue.flavors import Mode
 from kubepreempt.kueue.nomination import Entry, admitted_info
+from kubepreempt.kueue.objects import ANY
 from kubepreempt.kueue.preemption.common import Target, fits_with
 from kubepreempt.kueue.queue_manager import (
     FAILED_AFTER_NOMINATION,
@@ -31,7 +34,7 @@ from kubepreempt.kueue.queue_manager import (
     PENDING_PREEMPTION,
     PREEMPTION_NO_CANDIDATES,
 )
-from kubepreempt.kueue.quota import Snapshot, WorkloadInfo
+from kubepreempt.kueue.quota import FR, Snapshot, WorkloadInfo
 
 H = TypeVar("H")
 
@@ -74,6 +77,8 @@ def schedule(entries: list[Entry], snap: Snapshot,
     nominated = [e for e in entries if e.assignment is not None]
     preempted: dict[str, Target] = {}
     assumed: list[WorkloadInfo] = []  # usage added for the rest of this cycle only
+    reserved: list[tuple[str, FR, int]] = []  # quota held by unreclaimable preemptors
+    reserve = snap.config.semantics.reserve_unreclaimable_preempt
     out = CycleOutcome()
     for e in ordered_entries(nominated, snap):
         assert e.assignment is not None
@@ -83,6 +88,11 @@ def schedule(entries: list[Entry], snap: Snapshot,
             continue
         if mode == Mode.PREEMPT and not e.targets:
             e.reason = PREEMPTION_NO_CANDIDATES
+            if reserve and snap.cqs[e.cluster_queue].spec.preemption.reclaim_within_cohort \
+                    != ANY:
+                for fr, amount in quota_to_reserve(e, snap).items():
+                    snap.cqs[e.cluster_queue].add_usage(fr, amount)
+                    reserved.append((e.cluster_queue, fr, amount))
             continue
         if any(t.info.key in preempted for t in e.targets):
             e.status = SKIPPED
@@ -113,9 +123,32 @@ def schedule(entries: list[Entry], snap: Snapshot,
         out.admitted = out.anything = True
     for info in assumed:
         snap.remove_workload(info)
+    for name, fr, amount in reversed(reserved):
+        snap.cqs[name].remove_usage(fr, amount)
     # In the sorted order (classical, v0.7), else as nominated: the order of the samples.
     out.admitted_queues = [e.cluster_queue for e in nominated if e.status == ASSUMED]
     return out
+
+
+def quota_to_reserve(e: Entry, snap: Snapshot) -> dict[FR, int]:
+    """``quotaResourcesToReserve`` for a Preempt entry: per flavor-resource, what it
+    requests up to the queue's nominal quota left unused; when the assignment borrows, up
+    to nominal + borrowingLimit (all of it without a limit)."""
+    assert e.assignment is not None
+    st = snap.cqs[e.cluster_queue]
+    out: dict[FR, int] = {}
+    for flavor, resources in e.assignment.total_requests_for(e.info).items():
+        for res, amount in resources.items():
+            fr = (flavor, res)
+            q = st.quotas.get(fr)
+            nominal = q.nominal if q is not None else 0
+            if e.assignment.borrow_level > 0:
+                limit = q.borrowing_limit if q is not None else None
+                out[fr] = amount if limit is None else min(amount,
+                                                           nominal + limit - st.used(*fr))
+            else:
+                out[fr] = max(0, min(amount, nominal - st.used(*fr)))
+    return {fr: v for fr, v in out.items() if v > 0}
 
 
 def requeue_reason(e: Entry) -> str:

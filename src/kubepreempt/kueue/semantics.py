@@ -75,6 +75,24 @@ class Semantics:
     # A zero request for a resource no resource group covers needs no flavor
     # (``assignFlavors``, issue #8079, #8863); v0.7 failed it as "unavailable".
     skip_zero_undeclared: bool
+    # FairSharingPrioritizeNonBorrowing (beta, on since v0.17: #9484, made per flavor and
+    # per cohort level by #10149): the fair-sharing tournament prefers, at each cohort
+    # level, the entry whose subtree does not borrow on a flavor-resource the entry
+    # requests, before comparing dominant resource shares (``entryComparer.less``).
+    fair_sharing_prioritize_non_borrowing: bool
+    # A Preempt entry without targets in a ClusterQueue whose reclaimWithinCohort is not
+    # Any reserves its quota for the rest of the cycle (up to nominal, or up to the
+    # borrowing limit when it borrows), so later entries of the cohort do not take it
+    # (``reserveCapacityForUnreclaimablePreempt``, #4813). v0.7 reserved through its own
+    # per-cohort cycle usage, which is not modelled (off).
+    reserve_unreclaimable_preempt: bool
+    # A ResourceFlavor's own spec.tolerations count with the pod set's when its taints are
+    # checked (``findFlavorForPodSetResource``, #3722, v0.10); v0.7 checked the pod set's
+    # tolerations only.
+    flavor_tolerations: bool
+    # flavorFungibility.preference (v0.15, #7316): PreemptionOverBorrowing ranks flavors by
+    # borrowing level before preemption mode (``isPreferred``); v0.7 has no such field.
+    fungibility_preference: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -84,7 +102,10 @@ SEMANTICS: dict[str, Semantics] = {
                     available_quota=False, flavor_own_label_keys=False,
                     classified_preemption=False, detailed_preempted_condition=False,
                     fair_sharing_tree=False, usage_of_undeclared=False,
-                    flavor_preemption_oracle=False, skip_zero_undeclared=False),
+                    flavor_preemption_oracle=False, skip_zero_undeclared=False,
+                    fair_sharing_prioritize_non_borrowing=False,
+                    reserve_unreclaimable_preempt=False, flavor_tolerations=False,
+                    fungibility_preference=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -92,7 +113,10 @@ SEMANTICS: dict[str, Semantics] = {
                        available_quota=True, flavor_own_label_keys=True,
                        classified_preemption=True, detailed_preempted_condition=True,
                        fair_sharing_tree=True, usage_of_undeclared=True,
-                       flavor_preemption_oracle=True, skip_zero_undeclared=True),
+                       flavor_preemption_oracle=True, skip_zero_undeclared=True,
+                       fair_sharing_prioritize_non_borrowing=True,
+                       reserve_unreclaimable_preempt=True, flavor_tolerations=True,
+                       fungibility_preference=True),
 }
 
 

@@ -278,3 +278,57 @@ def test_upstream_lending_limit(name: str, version: str) -> None:
     admitted, incoming, want = LEND_CASES[name]
     objs = [flavor("default"), *LEND, config(fair=False, lending_limit=True), *admitted]
     assert preempt(objs, incoming, "lend1", CPU, version) == want
+
+
+# v0.7.0's TestPreemption through kubepreempt kueue's whole v0.7 decision (the current
+# table runs so in tests/upstream/kueue/test_kueue_preemption_tables.py): the incoming
+# workload queued in the target ClusterQueue. Where the decision's flavors differ from
+# the table's assignment: (flavors, victims).
+V07_WHOLE = {
+    # Memory in alpha (low, -1) and beta (mid, 0) both need preemption; v0.7's assigner
+    # (whenCanPreempt TryNextFlavor, no oracle) keeps the first Preempt flavor: alpha.
+    "only preempt workloads using the chosen flavor": (
+        {"main": {"cpu": "default", "memory": "alpha"}}, {"low"}),
+    # v0.7's table assigns memory to alpha, a flavor c1 does not have; c1 covers memory
+    # with default, the flavor its assigner takes. The victim is the same.
+    "preempting locally and borrowing other resources in cohort, without cohort candidates": (
+        {"main": {"cpu": "default", "memory": "default"}}, {"c1-low"}),
+}
+
+
+def _queued(w: dict, target: str) -> dict:
+    return {**w, "spec": {**w["spec"], "queueName": target}}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_v07_preemption_table_whole_decision(name: str) -> None:
+    from builders.kueue import run
+    admitted, incoming, target, assignment, want = CASES[name]
+    d = run(QUEUES + admitted + [_queued(incoming, target)], "in", V07)
+    flavors = {ps: {r: f for r, (f, _) in fl.items()} for ps, fl in assignment.items()}
+    if name in V07_WHOLE:
+        flavors, want = V07_WHOLE[name]
+    got = {k.split("/")[1] for k in d.victims}
+    assert got == want
+    if want:
+        assert (d.result, d.flavors) == ("preempt", flavors)
+
+
+@pytest.mark.parametrize("name", list(BWC))
+def test_v07_borrow_within_cohort_whole_decision(name: str) -> None:
+    from builders.kueue import run
+    admitted, incoming, target, want = BWC[name]
+    d = run(QUEUES + admitted + [_queued(incoming, target)], "in", V07)
+    assert {k.split("/")[1] for k in d.victims} == want
+    assert d.result == ("preempt" if want else "pending")
+
+
+@pytest.mark.parametrize("name", list(LEND_CASES))
+def test_v07_lending_limit_whole_decision(name: str) -> None:
+    from builders.kueue import config, run
+    admitted, incoming, want = LEND_CASES[name]
+    objs = [flavor("default"), *LEND, config(fair=False, lending_limit=True), *admitted,
+            _queued(incoming, "lend1")]
+    d = run(objs, "in", V07)
+    assert {k.split("/")[1] for k in d.victims} == want
+    assert d.result == ("preempt" if want else "pending")

@@ -95,3 +95,16 @@ def test_upstream_candidates_ordering() -> None:
     infos.sort(key=candidate_order_key("self", NOW))
     assert [i.obj.name for i in infos] == ["evicted", "other", "low", "current", "old-a",
                                            "old-b", "high"]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_upstream_fair_preemptions_whole_decision(name: str) -> None:
+    # The same cases through kubepreempt kueue's whole v0.7 decision: the incoming
+    # workload queued in the target ClusterQueue, flavors assigned, then targets.
+    from builders.kueue import V07, run
+    admitted, target, cpu, want = CASES[name]
+    incoming = wl(f"{target}_incoming", {"cpu": cpu}, queue=target)
+    d = run(QUEUES + admitted + [incoming], f"{target}_incoming", V07)
+    assert {k.split("/")[1] for k in d.victims} == want
+    assert d.result == ("preempt" if want else "pending")
+    assert d.flavors == {"main": {"cpu": "default"}}
