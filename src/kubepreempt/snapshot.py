@@ -442,15 +442,20 @@ class Snapshot:
 
 
 def _group_of(pod: Pod) -> str | None:
-    """``pod_group_name``, answering the common "no schedulingGroup" case of a plain
-    manifest without its abstract type checks (this runs on every bind once indexed)."""
+    """``pod_group_name``, answering for a plain-dict manifest without its abstract type
+    checks (this runs on every bind and remove once the index is built)."""
     raw = pod.raw
     if not raw:
         return None
     if type(raw) is dict:
         spec = raw.get("spec")
-        if type(spec) is dict and spec.get("schedulingGroup") is None:
-            return None
+        if type(spec) is dict:
+            group = spec.get("schedulingGroup")
+            if group is None:
+                return None
+            if type(group) is dict:
+                name = group.get("podGroupName")
+                return name if type(name) is str and name else None
     return pod_group_name(pod)
 
 
