@@ -123,3 +123,17 @@ def test_one_node_refresh_gives_the_reference_pick():
     # 2 + 4 + 2 + 1 pods of 700m fit on 2, 3, 2 and 1 cpu: the tenth does not.
     assert picks[-1] is None
     assert sorted(picks[:-1]) == ["n0", "n0", "n1", "n1", "n1", "n1", "n2", "n2", "n3"]
+
+
+def test_the_index_reads_a_pods_group_as_pod_group_name_does():
+    from kubepreempt.api.objects import Pod
+    from kubepreempt.snapshot import _group_of
+    shapes = [None, {}, {"spec": None}, {"spec": {}}, {"spec": {"schedulingGroup": None}},
+              {"spec": {"schedulingGroup": {}}},
+              {"spec": {"schedulingGroup": {"podGroupName": ""}}},
+              {"spec": {"schedulingGroup": {"podGroupName": 3}}},
+              {"spec": {"schedulingGroup": "pg"}},
+              {"spec": {"schedulingGroup": {"podGroupName": "pg"}}}]
+    for raw in shapes:
+        p = Pod(NS, "p", raw=raw or {})
+        assert _group_of(p) == pod_group_name(p), raw
