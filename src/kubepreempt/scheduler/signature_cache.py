@@ -204,7 +204,8 @@ def _local_total_one(state: CycleState, filters: list[FilterPlugin],
     with Python ints instead of the masks and sums over rows (a group cycle refreshes one
     node per assumed member)."""
     for plugin in filters:
-        if plugin.filter_nodes(state, row):
+        # (a plugin may list a failure group with no node in it: that rejects nothing)
+        if any(len(bad) for bad, _ in plugin.filter_nodes(state, row)):
             return _INFEASIBLE
     total = 0
     for plugin in scorers:
