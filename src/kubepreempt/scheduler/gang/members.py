@@ -35,8 +35,8 @@ def cycle_order(pods: list[Pod]) -> list[Pod]:
 
 def _names_group(pod: Pod, name: str) -> bool:
     """``pod_group_name(pod) == name`` for a non-empty ``name``, without the abstract
-    type checks on the plain dicts a manifest is made of (this runs over every pod of
-    the pending pods, once per group cycle)."""
+    type checks on the plain dicts a manifest is made of (this runs over every pending
+    pod, once per group cycle)."""
     raw = pod.raw
     if not raw:
         return False
