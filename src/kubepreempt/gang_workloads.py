@@ -28,7 +28,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from kubepreempt import perf_templates
@@ -204,6 +204,9 @@ class GangStats:
     preempted: int = 0  # pods nominated after a preemption (then bound)
     unschedulable: int = 0
     victims: int = 0
+    # Sum of the preemptions' numPodGroupDisruptions (victim units of a PodGroup), what
+    # upstream's scheduler_preemption_workload_disruptions histogram adds up.
+    pod_group_disruptions: int = 0
     groups_scheduled: int = 0
     groups_preempted: int = 0
     groups_unschedulable: int = 0
@@ -270,6 +273,19 @@ class GangRunner:
                     self.cluster.remove(pod)
                     self.stats.victims += 1
 
+    def _group_units(self, victims: Iterable[Pod]) -> int:
+        """A single pod's candidate's ``numPodGroupDisruptions``: its victims' units
+        (an ``all`` group is one, any other pod one) whose pods name a PodGroup."""
+        units: set[str] = set()
+        for victim in victims:
+            name = pod_group_name(victim)
+            if name is None:
+                continue
+            group = self.pod_groups.get(f"{victim.namespace}/{name}")
+            units.add(group.key if group is not None and group.disruption_mode == ALL
+                      else victim.key)
+        return len(units)
+
     def _pod(self, pod: Pod) -> None:
         self.cluster.add_pending(pod)
         for attempt in range(2):
@@ -283,6 +299,7 @@ class GangRunner:
                 break
             result = res.preemption
             assert result.node is not None
+            self.stats.pod_group_disruptions += self._group_units(result.victims)
             self._evict(list(result.victims))
             for other in result.cleared_nominations:
                 self.sched.nominator.remove(other)
@@ -308,6 +325,11 @@ class GangRunner:
                 return
             if decision.result != PREEMPT:
                 break
+            # Workload-aware preemption is one candidate; otherwise each member's own
+            # DefaultPreemption was one, with its own count.
+            stats.pod_group_disruptions += (
+                decision.pod_group_disruptions if decision.unit_victims is not None
+                else sum(self._group_units(m.victims) for m in decision.members))
             self._evict(decision.victims)
             for member in decision.members:
                 if member.node is not None:
@@ -398,7 +420,8 @@ def bench(workload: GangWorkload, progress: Callable[[int], None] | None = None
             "podsPerSecond": round(pods / seconds, 1) if seconds else None,
             "groupsPerSecond": round(groups / seconds, 1) if seconds and groups else None,
             "latencyMedianMs": median_ms, "latencyPer": "group" if groups else "pod",
-            "victims": stats.victims, "scheduled": stats.scheduled,
+            "victims": stats.victims, "podGroupDisruptions": stats.pod_group_disruptions,
+            "scheduled": stats.scheduled,
             "preemptors": stats.preempted, "unschedulable": stats.unschedulable,
             "groupsScheduled": stats.groups_scheduled,
             "groupsPreempted": stats.groups_preempted,

@@ -95,4 +95,4 @@ def test_the_snapshot_module_imports_nothing_of_the_scheduler_admission_or_loade
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     ours = sorted(m for m in imported if m and m.startswith("kubepreempt"))
     assert ours == ["kubepreempt.api.errors", "kubepreempt.api.objects",
-                    "kubepreempt.api.spread_sources"]
+                    "kubepreempt.api.podgroup", "kubepreempt.api.spread_sources"]

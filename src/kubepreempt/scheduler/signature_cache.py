@@ -24,7 +24,7 @@ from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.statuses import NodeStatuses
 from kubepreempt.snapshot import Snapshot
 
-_INFEASIBLE = np.iinfo(np.int64).min
+_INFEASIBLE = int(np.iinfo(np.int64).min)
 _CACHE_ENTRIES = 256  # signatures kept per cache; a burst of new shapes starts it afresh
 
 
@@ -135,7 +135,10 @@ class SignatureCache:
             return None
         n = len(cluster.nodes)
         if rows is not None:
-            entry.total[rows] = _local_totals(state, filters, local, rows)
+            if rows.size == 1:  # one pod bound or assumed since: no per-row arrays
+                entry.total[int(rows[0])] = _local_total_one(state, filters, local, rows)
+            else:
+                entry.total[rows] = _local_totals(state, filters, local, rows)
         total = entry.total
         if others or cross:
             # Scores normalised over the feasible nodes are computed afresh, over exactly
@@ -193,6 +196,23 @@ def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list[
             total += plugin.score(state, remaining) * plugin.weight
         out[alive] = total
     return out
+
+
+def _local_total_one(state: CycleState, filters: list[FilterPlugin],
+                     scorers: list[ScorePlugin], row: np.ndarray) -> int:
+    """``_local_totals`` for one node (``row`` holds its index): the same plugin calls,
+    with Python ints instead of the masks and sums over rows (a group cycle refreshes one
+    node per assumed member)."""
+    for plugin in filters:
+        # (a plugin may list a failure group with no node in it: that rejects nothing)
+        if any(len(bad) for bad, _ in plugin.filter_nodes(state, row)):
+            return _INFEASIBLE
+    total = 0
+    for plugin in scorers:
+        if "pre_score" in plugin.hooks:
+            plugin.pre_score(state, row)
+        total += int(plugin.score(state, row)[0]) * plugin.weight
+    return total
 
 
 def _refresh(cache: dict, key: tuple, cluster: Snapshot,

@@ -107,6 +107,10 @@ class GroupDecision:
     group: PodGroup | None = None
     # Workload-aware preemption's victims (whole units, most important first), when it ran.
     unit_victims: list[Pod] | None = None
+    # Its candidate's ``numPodGroupDisruptions``: victim units that belong to a PodGroup
+    # (upstream's scheduler_preemption_workload_disruptions metric; decides nothing).
+    # 0 when the members' own DefaultPreemption found the victims.
+    pod_group_disruptions: int = 0
 
     @property
     def placements(self) -> dict[str, str]:
@@ -314,4 +318,5 @@ def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: 
                              group)
     if preempted is not None and preempted.ok:
         decision.unit_victims = preempted.victims
+        decision.pod_group_disruptions = preempted.pod_group_disruptions
     return decision

@@ -35,8 +35,8 @@ def cycle_order(pods: list[Pod]) -> list[Pod]:
 
 def _names_group(pod: Pod, name: str) -> bool:
     """``pod_group_name(pod) == name`` for a non-empty ``name``, without the abstract
-    type checks on the plain dicts a manifest is made of (this runs over every pod of
-    the namespace, once per group cycle)."""
+    type checks on the plain dicts a manifest is made of (this runs over every pending
+    pod, once per group cycle)."""
     raw = pod.raw
     if not raw:
         return False
@@ -52,12 +52,15 @@ def _names_group(pod: Pod, name: str) -> bool:
 
 
 def members_of(cluster: Cluster, namespace: str, name: str) -> Members:
-    """The pods naming PodGroup ``namespace/name`` in ``spec.schedulingGroup``."""
+    """The pods naming PodGroup ``namespace/name`` in ``spec.schedulingGroup``.
+
+    Bound pods come from the snapshot's per-group index (a scan of every bound pod cost
+    more than the group's own scheduling); pending pods, few and changed directly by
+    several callers, are scanned."""
     out = Members()
     if not name:  # no pod names an empty group
         return out
-    out.assigned = [p for p in cluster.pods.values()
-                    if p.namespace == namespace and _names_group(p, name)]
+    out.assigned = cluster.bound_group_members(namespace, name)
     pending = [p for p in cluster.pending.values()
                if p.namespace == namespace and _names_group(p, name)]
     out.unscheduled = cycle_order(pending)

@@ -33,6 +33,7 @@ from kubepreempt.scheduler.preemption.victim_units import (
     VictimUnit,
     importance_order,
     more_important_victim,
+    pod_group_disruptions,
 )
 from kubepreempt.scheduler.preemption.victims import consume_budgets
 from kubepreempt.scheduler.scheduler import Scheduler
@@ -65,6 +66,12 @@ class PreemptionOutcome:
     victims: list[Pod] = field(default_factory=list)
     units: list[VictimUnit] = field(default_factory=list)
     placements: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pod_group_disruptions(self) -> int:
+        """The candidate's ``numPodGroupDisruptions`` (victim units of a PodGroup): what
+        upstream observes in ``scheduler_preemption_workload_disruptions``."""
+        return pod_group_disruptions(self.units)
 
 
 class _Removals:
