@@ -18,9 +18,15 @@ changes (its answer would be the same), so idle waits cost no events.
 An admitted workload's pods are created with the flavors' ``nodeLabels`` added to their
 ``nodeSelector`` and the flavors' ``tolerations`` appended, then go through the
 simulated kube-scheduler. A preempted workload gets ``Evicted``/``Preempted``
-conditions, its pods are deleted (they terminate with their grace period), its quota is
-released once the last pod is gone, and it is requeued. A workload finishes when all its
-pods succeeded. A pod lost otherwise (preempted by kube-scheduler, node removed) is
+conditions and its pods are deleted (they terminate with their grace period). When its
+quota is released depends on the integration, as upstream's job reconciler clears the
+admission once ``job.IsActive()`` is false: a Job (``status.active`` counts no
+terminating pod) is inactive as soon as its pods are deleted, so its quota is released
+:data:`RECONCILE_DELAY` (plus ``--controller-latency``, the Job controller's sync) after
+the eviction, while its pods still terminate; a plain Workload stands for the Pod
+integration (a pod is active while Running) and its quota is released once the last
+pod is gone. Then the workload is requeued. A workload finishes when all its pods
+succeeded. A pod lost otherwise (preempted by kube-scheduler, node removed) is
 replaced while the workload stays admitted, as the Job controller does.
 """
 
@@ -76,6 +82,16 @@ if TYPE_CHECKING:
 # wait.UntilWithBackoff: 1 ms after the first cycle that admits nothing, doubling to 100 ms.
 INITIAL_BACKOFF = 0.001
 MAX_BACKOFF = 0.1
+# A simplification: the time from a Job's eviction to its admission being cleared.
+# Upstream this is a chain of watches and API writes (Kueue's job reconciler suspends the
+# Job, the Job controller deletes its pods and writes status.active = 0, the reconciler
+# sees the inactive Job and unsets QuotaReserved, the cache releases the quota); taken as
+# one fixed delay so that a preemption, the release and the next admission never happen
+# at one instant (a configuration that flaps would otherwise loop without time passing).
+RECONCILE_DELAY = 1.0
+# How an integration's workload gives back its quota after an eviction.
+RELEASE_WHEN_INACTIVE = "job"  # batch/v1 Job: when no pod is active (terminating ones aren't)
+RELEASE_WHEN_GONE = "pod"  # the Pod integration: when no pod is Running any more
 
 
 @dataclass(slots=True)
@@ -88,6 +104,7 @@ class SimWorkload:
     count: int
     duration: float | None
     exit_after: float | None
+    release: str = RELEASE_WHEN_GONE  # RELEASE_WHEN_INACTIVE for Jobs
     state: str = "pending"  # pending, admitted, evicting, finished
     queued_at: float = 0.0
     cluster_queue: str = ""
@@ -108,9 +125,12 @@ class SimWorkload:
 class KueueActor(Actor):
     """Kueue's scheduler, queue manager and Job integration in the simulation."""
 
-    def __init__(self, world: World, docs: Documents, version: str) -> None:
+    def __init__(self, world: World, docs: Documents, version: str,
+                 controller_latency: float = 0.0) -> None:
         self.world = world
         self.sem = semantics_for(version)
+        # Eviction -> quota released, for workloads released when inactive (Jobs).
+        self.release_delay = controller_latency + RECONCILE_DELAY
         # Podless (Kueue's own scheduler benchmark, "minimalkueue"): an admitted workload
         # creates no pods and finishes its duration after admission.
         self.podless = False
@@ -212,7 +232,8 @@ class KueueActor(Actor):
             body = job_workload_body(obj, name)
             wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
                                 self.sem)
-            sw = SimWorkload(wl, template, "main", parallelism, duration, exit_after)
+            sw = SimWorkload(wl, template, "main", parallelism, duration, exit_after,
+                             RELEASE_WHEN_INACTIVE)
             sw.wl.job_uid = name
             self._plan(sw, t)
 
@@ -468,12 +489,29 @@ class KueueActor(Actor):
                                 "clusterQueue": victim.cluster_queue})
             self.world.record("kueue-preempted", victim.wl.key, None,
                             f"by {preemptor.wl.key} ({t.reason})")
-            for pod in list(victim.pods.values()):
+            pods = list(victim.pods.values())
+            for pod in pods:
                 self.world.delete(pod, f"workload {victim.wl.key} preempted")
             if not victim.pods:  # nothing to wait for: released once the cycle is over
                 self.to_release.append(victim)
+            elif victim.release == RELEASE_WHEN_INACTIVE:
+                # The Job is inactive once its pods are deleted; they terminate on their
+                # own from here, no longer the workload's (a re-admission makes new ones).
+                for pod in pods:
+                    self.pod_owner.pop(pod.key, None)
+                victim.pods.clear()
+                victim.running = 0
+                self.world.kernel.schedule(now + self.release_delay, Priority.FREE,
+                                           self._on_inactive, (victim, len(victim.preemptions)))
             issued += 1
         return issued
+
+    def _on_inactive(self, payload: tuple[SimWorkload, int]) -> None:
+        """Kueue saw the evicted Job inactive: its admission is cleared and it requeues."""
+        sw, eviction = payload
+        if sw.state == "evicting" and len(sw.preemptions) == eviction:
+            self._release(sw)
+            self._requeue_evicted(sw)
 
     def _release(self, sw: SimWorkload) -> None:
         """The workload's quota is released (upstream: QuotaReserved unset)."""
