@@ -1,8 +1,8 @@
 """Kueue as an actor of the simulator: quota admission over time, then kube-scheduler.
 
-Workloads (plain ``Workload`` objects, or ``batch/v1`` Jobs labelled
-``kueue.x-k8s.io/queue-name`` turned into one Workload with one pod set of
-``parallelism`` pods, as Kueue's Job integration does) wait in their ClusterQueue's
+Workloads (plain ``Workload`` objects, or ``batch/v1`` Jobs and JobSets labelled
+``kueue.x-k8s.io/queue-name`` turned into Workloads as Kueue's job integrations do,
+:mod:`kubepreempt.kueue.jobs`) wait in their ClusterQueue's
 queue (:class:`~kubepreempt.kueue.queue_manager.QueueManager`). Each Kueue scheduling
 cycle pops the head of every ClusterQueue with pending workloads and runs Kueue's
 scheduler on them (:mod:`kubepreempt.kueue.scheduler`: nomination, order, admit or
@@ -42,7 +42,7 @@ from kubepreempt.api.objects import Pod, parse_pod
 from kubepreempt.kueue.admission import KueueInputs, load_inputs
 from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
-from kubepreempt.kueue.jobs import job_parallelism, job_workload_body
+from kubepreempt.kueue.jobs import JobPodSet, job_pod_sets, job_workload_body
 from kubepreempt.kueue.nomination import Entry, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -99,9 +99,8 @@ class SimWorkload:
     """One workload's life: its Kueue object, pods, and what happened to it."""
 
     wl: Workload
-    template: dict[str, Any]  # pod template (metadata + spec)
-    pod_set: str
-    count: int
+    pod_sets: tuple[JobPodSet, ...]  # name, pod count and pod template of each pod set
+    pod_prefixes: tuple[str, ...]  # the pods' name prefix, per pod set
     duration: float | None
     exit_after: float | None
     release: str = RELEASE_WHEN_GONE  # RELEASE_WHEN_INACTIVE for Jobs
@@ -109,8 +108,9 @@ class SimWorkload:
     queued_at: float = 0.0
     cluster_queue: str = ""
     info: WorkloadInfo | None = None  # while it holds quota
-    flavors: dict[str, str] = field(default_factory=dict)
+    flavors: list[dict[str, str]] = field(default_factory=list)  # per pod set
     pods: dict[str, Pod] = field(default_factory=dict)  # live pods by key
+    pod_set_of: dict[str, int] = field(default_factory=dict)  # live pod -> its pod set
     succeeded: int = 0
     created: int = 0  # pods created so far (names)
     admitted_at: float | None = None
@@ -120,6 +120,11 @@ class SimWorkload:
     # (state of its cohort tree, its own state) -> the nomination made on that state
     nomination: tuple[tuple[int, int], Entry] | None = None
     inadmissible: str = ""  # why it was last not nominated (reported once per reason)
+
+    @property
+    def count(self) -> int:
+        """Pods of all pod sets."""
+        return sum(ps.count for ps in self.pod_sets)
 
 
 class KueueActor(Actor):
@@ -136,10 +141,10 @@ class KueueActor(Actor):
         self.podless = False
         self.started = False
         wl_docs = docs.of("Workload")
-        jobs = docs.of("Job")
+        jobs = [*docs.of("Job"), *docs.of("JobSet")]
         base = Documents()
         for kind, objs in docs.by_kind.items():
-            if kind not in ("Workload", "Job"):
+            if kind not in ("Workload", "Job", "JobSet"):
                 for obj in objs:
                     base.add(obj)
         self.inputs: KueueInputs = load_inputs(base, version=version)
@@ -215,24 +220,30 @@ class KueueActor(Actor):
                 body.pop("status", None)
             wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
                                 self.sem)
-            ps = wl.pod_sets[0]
-            if len(wl.pod_sets) > 1:
-                raise InputError("the simulator runs Workloads with one pod set",
-                                 obj.source, "Workload", wl.key)
-            raw_ps = body["spec"]["podSets"][0]
-            template = raw_ps.get("template") or {}
-            duration, exit_after = self._timing(obj, template)
-            self._plan(SimWorkload(wl, template, ps.name, ps.count, duration, exit_after), t)
+            pod_sets = tuple(JobPodSet(ps.name, ps.count, raw.get("template") or {})
+                             for ps, raw in zip(wl.pod_sets, body["spec"]["podSets"],
+                                                strict=True))
+            # A Workload named like a Job's (job-NAME) names its pods after NAME.
+            base = wl.name[4:] if wl.name.startswith("job-") else wl.name
+            prefixes = (base,) if len(pod_sets) == 1 else tuple(
+                f"{base}-{ps.name}" for ps in pod_sets)
+            # Timing annotations: the Workload's, else its first pod template's.
+            duration, exit_after = self._timing(obj, pod_sets[0].template)
+            self._plan(SimWorkload(wl, pod_sets, prefixes, duration, exit_after), t)
 
     def _add_job_objects(self, obj: RawObject) -> None:
-        template = (obj.body.get("spec") or {}).get("template") or {}
-        parallelism = job_parallelism(obj)
-        duration, exit_after = self._timing(obj, template)
+        pod_sets = tuple(job_pod_sets(obj))
+        # Timing annotations: the Job's (JobSet's), else its first pod template's.
+        duration, exit_after = self._timing(obj, pod_sets[0].template)
         for name, t in self._copies(obj):
             body = job_workload_body(obj, name)
             wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
                                 self.sem)
-            sw = SimWorkload(wl, template, "main", parallelism, duration, exit_after,
+            # Pods are named as their controllers name them, less the hashes: NAME-i for
+            # a Job, NAME-REPLICATEDJOB-i for a JobSet.
+            prefixes = (name,) if obj.kind == "Job" else tuple(
+                f"{name}-{ps.name}" for ps in pod_sets)
+            sw = SimWorkload(wl, pod_sets, prefixes, duration, exit_after,
                              RELEASE_WHEN_INACTIVE)
             sw.wl.job_uid = name
             self._plan(sw, t)
@@ -250,7 +261,8 @@ class KueueActor(Actor):
         """Add a parsed single-pod-set Workload arriving at ``arrival`` (bulk callers
         such as the benchmark build Workloads directly)."""
         ps = wl.pod_sets[0]
-        self._plan(SimWorkload(wl, {}, ps.name, ps.count, duration, None), arrival)
+        self._plan(SimWorkload(wl, (JobPodSet(ps.name, ps.count, {}),), (wl.name,), duration,
+                               None), arrival)
 
     # ---- actor hooks ----
     def start(self) -> None:
@@ -274,6 +286,7 @@ class KueueActor(Actor):
         sw = self.pod_owner.pop(pod.key, None)
         if sw is None or sw.pods.pop(pod.key, None) is None:
             return
+        pod_set = sw.pod_set_of.pop(pod.key)
         if self.world.records[pod.key].bound_at is not None:
             sw.running = max(0, sw.running - 1)
         if sw.state == "evicting":
@@ -288,7 +301,7 @@ class KueueActor(Actor):
             if sw.succeeded >= sw.count:
                 self._finish(sw)
         else:  # the Job controller replaces a pod it lost
-            self._create_pods(sw, 1)
+            self._create_pods(sw, pod_set, 1)
 
     # ---- queues ----
     def _on_arrive(self, sw: SimWorkload) -> None:
@@ -429,7 +442,7 @@ class KueueActor(Actor):
             Condition("QuotaReserved", "True", "QuotaReserved", "", now),
             Condition("Admitted", "True", "Admitted", "", now))
         sw.info = info
-        sw.flavors = dict(info.total_requests[0].flavors)
+        sw.flavors = [dict(ps.flavors) for ps in info.total_requests]
         self.snap.add_workload(info)
         self._bump(sw.cluster_queue)
         sw.state = "admitted"
@@ -439,14 +452,17 @@ class KueueActor(Actor):
         sw.admissions.append({"time": now, "wait": now - sw.queued_at,
                               "borrowing": e.assignment.borrowing if e.assignment else False,
                               "allRunning": None})
-        self._event("admitted", sw, ", ".join(f"{r}={f}" for r, f in sorted(
-            sw.flavors.items())))
+        self._event("admitted", sw, "; ".join(
+            (f"{ps.name}: " if len(sw.pod_sets) > 1 else "")
+            + ", ".join(f"{r}={f}" for r, f in sorted(flavors.items()))
+            for ps, flavors in zip(sw.pod_sets, sw.flavors, strict=True)))
         if self.podless:
             if sw.duration is not None:
                 self.world.kernel.schedule(now + sw.duration, Priority.FREE, self._on_finish,
                                            (sw, len(sw.admissions)))
             return
-        self._create_pods(sw, sw.count)
+        for i, ps in enumerate(sw.pod_sets):
+            self._create_pods(sw, i, ps.count)
 
     def _on_finish(self, payload: tuple[SimWorkload, int]) -> None:
         sw, admission = payload
@@ -500,6 +516,7 @@ class KueueActor(Actor):
                 for pod in pods:
                     self.pod_owner.pop(pod.key, None)
                 victim.pods.clear()
+                victim.pod_set_of.clear()
                 victim.running = 0
                 self.world.kernel.schedule(now + self.release_delay, Priority.FREE,
                                            self._on_inactive, (victim, len(victim.preemptions)))
@@ -533,13 +550,15 @@ class KueueActor(Actor):
         self._push_active(sw)
 
     # ---- pods ----
-    def _create_pods(self, sw: SimWorkload, n: int) -> None:
+    def _create_pods(self, sw: SimWorkload, pod_set: int, n: int) -> None:
+        """Create ``n`` pods of pod set number ``pod_set`` with its flavors' node labels
+        and tolerations."""
         sim = self.world
-        tmpl = sw.template
+        tmpl = sw.pod_sets[pod_set].template
         spec = copy.deepcopy(tmpl.get("spec") or {})
         selector = dict(spec.get("nodeSelector") or {})
         tolerations = list(spec.get("tolerations") or [])
-        for flavor in dict.fromkeys(sw.flavors.values()):
+        for flavor in dict.fromkeys(sw.flavors[pod_set].values()):
             rf = self.inputs.flavors.get(flavor)
             if rf is not None:
                 selector.update(rf.node_labels)
@@ -549,7 +568,7 @@ class KueueActor(Actor):
         if tolerations:
             spec["tolerations"] = tolerations
         meta = tmpl.get("metadata") or {}
-        base = sw.wl.name[4:] if sw.wl.name.startswith("job-") else sw.wl.name
+        base = sw.pod_prefixes[pod_set]
         for _ in range(n):
             name = f"{base}-{sw.created}"
             sw.created += 1
@@ -560,6 +579,7 @@ class KueueActor(Actor):
             body = sim.cluster.runtime_classes.admit(body, sw.wl.source)
             pod = parse_pod(body, sw.wl.source, sim.cluster.priority.resolve)
             sw.pods[pod.key] = pod
+            sw.pod_set_of[pod.key] = pod_set
             self.pod_owner[pod.key] = sw
             sim.create(PodPlan(pod, sim.now, sw.duration, sw.exit_after,
                                    template=f"kueue:{sw.wl.key}"))
