@@ -31,6 +31,7 @@ from kubepreempt.kueue.objects import (
     ResourceFlavor,
     Workload,
     WorkloadPriorityClass,
+    conversion_warnings,
     parse_cluster_queue,
     parse_cohort,
     parse_configuration,
@@ -88,6 +89,8 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
     its own semantics."""
     sem = config.semantics if config is not None else semantics_for(version)
     out = KueueInputs()
+    for line in conversion_warnings((o for kind in KINDS for o in docs.of(kind)), sem):
+        print(line, file=sys.stderr)
     for obj in docs.of("ResourceFlavor"):
         with reading(obj):
             rf = parse_resource_flavor(obj)

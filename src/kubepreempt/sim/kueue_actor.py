@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,7 @@ from kubepreempt.kueue.objects import (
     WPC_SOURCE,
     Condition,
     Workload,
+    conversion_warnings,
     parse_workload,
 )
 from kubepreempt.kueue.queue_manager import QueueManager
@@ -148,6 +150,8 @@ class KueueActor(Actor):
                 for obj in objs:
                     base.add(obj)
         self.inputs: KueueInputs = load_inputs(base, version=version)
+        for line in conversion_warnings(wl_docs, self.sem):  # the rest warned as loaded
+            print(line, file=sys.stderr)
         self.tolerations = {
             obj.name: list((obj.body.get("spec") or {}).get("tolerations") or [])
             for obj in docs.of("ResourceFlavor")}
