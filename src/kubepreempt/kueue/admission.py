@@ -73,7 +73,8 @@ class KueueInputs:
     cohorts: dict[str, Cohort] = field(default_factory=dict)
     # Namespace -> labels, for the ClusterQueues' namespaceSelector.
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
-    # A queued Job's or JobSet's namespace/name -> the key of the Workload derived for it.
+    # A queued Job's or JobSet's namespace/name -> the key of its Workload (derived from
+    # it, or a Workload the job owns).
     job_workloads: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -148,6 +149,9 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
         for ref in (obj.body.get("metadata") or {}).get("ownerReferences") or []:
             if isinstance(ref, dict) and ref.get("kind") in JOB_KINDS:
                 owned.add((str(ref["kind"]), wl.namespace, str(ref.get("name"))))
+                # --workload may name the job: its Workload (upstream: NAME plus a hash,
+                # as a live cluster lists it) is found through the owner reference.
+                out.job_workloads.setdefault(f"{wl.namespace}/{ref.get('name')}", wl.key)
     for obj in [o for kind in JOB_KINDS for o in docs.of(kind)]:
         namespace = obj.namespace or "default"
         if not is_queued_job(obj) or (obj.kind, namespace, obj.name) in owned:
