@@ -72,3 +72,41 @@ def test_cluster_and_the_same_objects_in_a_file_decide_the_same(
     # The decision is the same; "modelled" names the Kubernetes release, which --cluster
     # takes from the server (1.36 in the recording) and files from the default.
     assert {**from_file, "modelled": None} == {**live, "modelled": None}
+
+
+def _as_v1beta1(item: dict) -> dict:
+    """What a Kueue 0.20 server answers for ``item`` at v1beta1 (its conversion webhook:
+    ``cohortName`` -> ``cohort``, ``MayStopSearch`` -> ``Borrow`` / ``Preempt``)."""
+    item = json.loads(json.dumps(item))
+    item["apiVersion"] = "kueue.x-k8s.io/v1beta1"
+    spec = item.get("spec") or {}
+    if item["kind"] == "ClusterQueue":
+        spec["cohort"] = spec.pop("cohortName")
+        fung = spec["flavorFungibility"]
+        fung["whenCanBorrow"] = "Borrow" if fung["whenCanBorrow"] == "MayStopSearch" \
+            else fung["whenCanBorrow"]
+    return item
+
+
+def test_v0_7_reads_the_v1beta1_version_the_server_also_serves(
+        httpserver, kubeconfig, capsys) -> None:
+    serve_kueue_cluster(httpserver)
+    v1beta2 = json.loads(_exchange("v1beta2")["body"])
+    httpserver.expect_request("/apis/kueue.x-k8s.io/v1beta1").respond_with_json(
+        {**v1beta2, "groupVersion": "kueue.x-k8s.io/v1beta1"})
+    for path in KUEUE.glob("*.json"):
+        rec = _exchange(path.stem)
+        body = json.loads(rec["body"])
+        if "items" in body:
+            plural = rec["request"]["path"].rsplit("/", 1)[1]
+            httpserver.expect_request(f"/apis/kueue.x-k8s.io/v1beta1/{plural}").respond_with_json(
+                {**body, "apiVersion": "kueue.x-k8s.io/v1beta1",
+                 "items": [_as_v1beta1(i) for i in body["items"]]})
+    code, out, err = _run(["--workload", "team-a/a1", "--kubeconfig", str(kubeconfig),
+                           "--kueue-version", "v0.7"], capsys)
+    assert code == 0, err
+    # v0.7 reads v1beta1 natively: the server's v1beta1 lists, not its preferred v1beta2.
+    served = {req.path for req, _ in httpserver.log}
+    assert "/apis/kueue.x-k8s.io/v1beta1/clusterqueues" in served
+    assert "/apis/kueue.x-k8s.io/v1beta2/clusterqueues" not in served
+    assert (out["result"], out["victims"]) == ("preempt", ["team-b/job-b1-5d7c1"])
