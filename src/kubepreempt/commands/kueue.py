@@ -101,7 +101,8 @@ def register(app: typer.Typer) -> None:
             docs = load_input(files, versions={GROUP: f"{GROUP}/{sem.native_api_version}"})
         docs.warn_unused(FILE_KINDS if sem.hierarchical_cohorts
                          else tuple(k for k in FILE_KINDS if k != "Cohort"))
-        d = decide(load_inputs(docs, version=sem.version), qualify(workload, "--workload"), when)
+        key = qualify(workload, "--workload")  # a malformed name before any warning
+        d = decide(load_inputs(docs, version=sem.version), key, when)
         out: dict[str, Any] = {**d.to_json(), "modelled": modelled_json(sem.version)}
         if explain:
             out["explain"] = {**d.explain, "trace": d.trace.lines,
