@@ -121,3 +121,24 @@ def test_simulate_runs_a_jobset_pod_set_by_pod_set(tmp_path) -> None:
     assert kueue[-1][:3] == (10.0, "kueue-finished", "default/jobset-train")
     usage = res.metrics["kueue"]["clusterQueues"]["q"]["usage"]["default/cpu"]
     assert usage == [[0.0, 5000], [10.0, 0]]
+
+
+def test_simulate_runs_a_workload_of_two_pod_sets(tmp_path) -> None:
+    import yaml
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+            "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}
+    two = wl("two", pod_sets=[
+        {"name": "head", "count": 1, "template": {"spec": {"containers": [
+            {"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}},
+        {"name": "workers", "count": 3, "template": {"spec": {"containers": [
+            {"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}], queue="q")
+    two["metadata"]["annotations"] = {"kubepreempt.io/duration": "5s"}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump_all([node, *_queue_objs(), two]))
+    res = simulate(build_scenario(load_documents([str(path)])))
+    # 2 + 3 x 1 = 5 cpu of the queue's 6: admitted at once, pods named per pod set.
+    assert sorted(e.pod for e in res.events if e.type == "bound") == [
+        "default/two-head-0", "default/two-workers-1", "default/two-workers-2",
+        "default/two-workers-3"]
+    usage = res.metrics["kueue"]["clusterQueues"]["q"]["usage"]["default/cpu"]
+    assert usage == [[0.0, 5000], [5.0, 0]]
