@@ -102,7 +102,7 @@ CASES = {
                              ["pool-a", "pool-b", "kube-system/overprovisioning-5bb79fcb77-8st45",
                               "node-hours"]),
     "simulate, Kueue": (["simulate", f"{EX}/sim/kueue-flapping.yaml", "--max-rows", "20"],
-                        ["team-p", "team-q", "7194.3", "q/job-q-train"]),
+                        ["team-p", "team-q", "7190.4", "q/job-q-train"]),
     "simulate, Kueue reclaim": (["simulate", f"{EX}/sim/kueue-reclaim.yaml", "--max-rows", "30"],
                                 ["team-a", "team-b/job-b1"]),
     "sweep": (["sweep", "{sweep}", "--no-progress", "-j", "1"],

@@ -12,6 +12,7 @@ import pytest
 
 from kubepreempt.manifests import load_documents
 from kubepreempt.sim.engine import simulate
+from kubepreempt.sim.kueue_actor import RECONCILE_DELAY
 from kubepreempt.sim.kueue_metrics import percentile, preemption_cycles
 from kubepreempt.sim.scenario import build_scenario, load_scenario
 
@@ -41,34 +42,40 @@ def test_borrowing_team_is_reclaimed_from_requeues_and_runs_later(version: str) 
     pre = [e for e in res.metrics["kueue"]["events"] if e["type"] == "preempted"]
     assert [(p["time"], p["workload"], p["by"], p["reason"]) for p in pre] == [
         (10.0, "team-b/job-b1", "team-a/job-a1", "InCohortReclamation")]
-    # b1's pods exit after their 5 s grace period: quota released and b1 requeued at 15 s.
-    assert _kueue_events(res, "requeued") == [(15.0, "team-b/job-b1")]
-    # a1 was left spinning at the head since 10 s: admitted at the first tick after 15 s.
-    a1_at = _tick(10.0, 15.0)
-    assert a1_at == approx(15.027)
+    # Upstream's job reconciler clears b1's admission once the suspended Job is inactive
+    # (status.active == 0: its pods are terminating, not active), not when they are gone:
+    # quota released and b1 requeued RECONCILE_DELAY (1 s) after the eviction, at 11 s.
+    assert RECONCILE_DELAY == 1.0
+    assert _kueue_events(res, "requeued") == [(11.0, "team-b/job-b1")]
+    # a1 was left spinning at the head since 10 s: admitted at the first tick after 11 s.
+    a1_at = _tick(10.0, 11.0)
+    assert a1_at == approx(11.027)
+    # Its pods wait for node room: b1's pods still hold the node's 8 cpu until their 5 s
+    # grace period ends at 15 s; a1 runs 50 s from there.
+    bound = {e.pod: e.time for e in res.events if e.type == "bound"}
+    assert bound["team-a/a1-0"] == approx(15.0)
+    a1_end = 15.0 + 50
     admitted = _kueue_events(res, "admitted")
     assert [k for _, k in admitted] == ["team-b/job-b1", "team-a/job-a1", "team-b/job-b1"]
-    assert [t for t, _ in admitted] == approx([0.0, a1_at, a1_at + 50])
+    assert [t for t, _ in admitted] == approx([0.0, a1_at, a1_end])
     # b1 cannot reclaim (team-a is within nominal): inadmissible until a1 finishes, then
     # it runs its full 100 s again.
     finished = _kueue_events(res, "finished")
     assert [k for _, k in finished] == ["team-a/job-a1", "team-b/job-b1"]
-    assert [t for t, _ in finished] == approx([a1_at + 50, a1_at + 150])
-    bound = {e.pod: e.time for e in res.events if e.type == "bound"}
-    assert bound["team-a/a1-0"] == approx(a1_at)
-    assert bound["team-b/b1-8"] == approx(a1_at + 50)  # the requeued Job's new pods
+    assert [t for t, _ in finished] == approx([a1_end, a1_end + 100])
+    assert bound["team-b/b1-8"] == approx(a1_end)  # the requeued Job's new pods
     q = res.metrics["kueue"]["clusterQueues"]
     assert q["team-b"]["admitted"] == 2 and q["team-b"]["preempted"] == 1
     assert q["team-b"]["preemptedByReason"] == {"InCohortReclamation": 1}
-    assert q["team-b"]["meanAdmissionWait"] == approx((0 + (a1_at + 50 - 15)) / 2)
+    assert q["team-b"]["meanAdmissionWait"] == approx((0 + (a1_end - 11)) / 2)
     assert q["team-a"]["meanAdmissionWait"] == approx(a1_at - 10)
     assert q["team-b"]["borrowed"][0] == [0.0, 4000]  # milli-cpu above nominal
-    # Quota usage per flavor-resource, at changes: b holds 8 cpu until its pods are gone
-    # at 15 s and again for its second 100 s run; a holds 4 cpu for its 50 s.
+    # Quota usage per flavor-resource, at changes: b holds 8 cpu until it is released at
+    # 11 s and again for its second 100 s run; a holds 4 cpu from admission to its end.
     assert q["team-b"]["usage"] == {"default/cpu": [
-        [0.0, 8000], [15.0, 0], [approx(a1_at + 50), 8000], [approx(a1_at + 150), 0]]}
+        [0.0, 8000], [11.0, 0], [approx(a1_end), 8000], [approx(a1_end + 100), 0]]}
     assert q["team-a"]["usage"] == {"default/cpu": [
-        [approx(a1_at), 4000], [approx(a1_at + 50), 0]]}
+        [approx(a1_at), 4000], [approx(a1_end), 0]]}
     assert res.metrics["kueue"]["preemptionCycles"] == []
 
 
@@ -259,6 +266,15 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile([], 95) is None
 
 
+def _flapping_rounds(until: float) -> list[float]:
+    """kueue-flapping.yaml's preemption times up to ``until``: one at 10 s, then one at
+    the first loop tick after each release (RECONCILE_DELAY after the preemption)."""
+    times = [10.0]
+    while (nxt := _tick(times[-1], times[-1] + RECONCILE_DELAY)) <= until:
+        times.append(nxt)
+    return times
+
+
 @pytest.mark.parametrize("version", ["current", "v0.7"])
 def test_fair_sharing_flapping_configuration_is_flagged(version: str) -> None:
     res = simulate(load_scenario(["examples/sim/kueue-flapping.yaml"]), until=60.0,
@@ -267,17 +283,13 @@ def test_fair_sharing_flapping_configuration_is_flagged(version: str) -> None:
     pre = [(e["time"], e["workload"], e["by"], e["reason"]) for e in k["events"]
            if e["type"] == "preempted"]
     # 10 s: p-train (share with it 3/4 cpu = 750) may preempt q-train (q's share without
-    # it: 3Gi/4Gi memory = 750). q-train's pods leave after 5 s; the loop, spinning since
-    # 10 s, next runs at 15.027 s: equal shares (750 each), q-train wins on priority and
-    # is readmitted, p-train no longer fits; the cycle right after (same instant)
-    # preempts q-train again. Every round takes 5 s of grace plus 27 ms of loop ticks.
-    times = [10.0]
-    while len(times) < 10:
-        nxt = _tick(times[-1], times[-1] + 5.0)
-        if nxt > 60:
-            break
-        times.append(nxt)
-    assert [p[0] for p in pre] == approx(times)
+    # it: 3Gi/4Gi memory = 750). q-train's Job is inactive once its pods are deleted: its
+    # quota is released RECONCILE_DELAY (1 s) later; the loop, spinning since 10 s, next
+    # runs at 11.027 s: equal shares (750 each), q-train wins on priority and is
+    # readmitted, p-train no longer fits; the cycle right after (same instant) preempts
+    # q-train again. Every round takes the 1 s delay plus 27 ms of loop ticks.
+    times = _flapping_rounds(60.0)
+    assert len(times) == 49
     assert {p[1:] for p in pre} == {("q/job-q-train", "p/job-p-train", "InCohortFairSharing")}
     loops = k["preemptionCycles"]
     assert [(r["kind"], r["workloads"], r["count"]) for r in loops] == [
@@ -294,13 +306,41 @@ def test_simulate_cli_kueue_version_json_and_table(capsys, monkeypatch) -> None:
     assert main(["simulate", scenario, "--until", "30s", "-o", "json",
                  "--kueue-version", "v0.7"]) == 0
     k = json.loads(capsys.readouterr().out)["metrics"]["kueue"]
-    assert k["clusterQueues"]["team-q"]["preemptedByReason"] == {"InCohortFairSharing": 4}
+    assert k["clusterQueues"]["team-q"]["preemptedByReason"] == {
+        "InCohortFairSharing": len(_flapping_rounds(30.0))}
     assert k["preemptionCycles"][0]["kind"] == "repeated"
     monkeypatch.setenv("COLUMNS", "200")
     assert main(["simulate", scenario, "--until", "30s"]) == 0
     out = capsys.readouterr().out
     assert "Kueue per ClusterQueue" in out
     assert ("preemption loop: q/job-q-train was preempted by p/job-p-train, readmitted and "
-            "preempted again 4 times") in out
+            f"preempted again {len(_flapping_rounds(30.0))} times") in out
     assert main(["simulate", scenario, "--kueue-version", "v0.9"]) == 2
     assert "--kueue-version 'v0.9' is not one of" in capsys.readouterr().err
+
+
+def test_flapping_configuration_ends_with_time_passing() -> None:
+    """Guard: a preemption, the victim's release and its readmission never share one
+    instant, so the flapping example runs to its end (a loop at one instant would never
+    return; the alarm turns that into a failure)."""
+    import signal
+
+    def stuck(*_: object) -> None:
+        raise AssertionError("kueue-flapping.yaml did not end: a loop without time passing")
+
+    old = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(300)
+    try:
+        res = simulate(load_scenario(["examples/sim/kueue-flapping.yaml"]))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    k = res.metrics["kueue"]
+    pre = [e["time"] for e in k["events"] if e["type"] == "preempted"]
+    # The loop lasts while q-data holds team-q's memory (its 1 h duration): then team-q's
+    # share without q-train is 0, p-train wins the tie-free tournament and runs.
+    rounds = _flapping_rounds(3600.0)
+    assert len(pre) == len(rounds) == 3496
+    assert pre[-1] == approx(rounds[-1])
+    assert k["clusterQueues"]["team-p"]["admitted"] == 1
+    assert k["clusterQueues"]["team-p"]["finished"] == 1

@@ -215,8 +215,10 @@ def test_busy_day_report_tells_the_truth(browser, capsys, tmp_path) -> None:
 
 def test_kueue_panels(browser, capsys, tmp_path) -> None:
     # team-b's Job (8 pods) borrows at 0 s; team-a's Job arrives at 10 s and reclaims;
-    # b's pods exit after their 5 s grace, b is requeued at 15 s, a (admitted 15.027 s:
-    # Kueue's backoff tick) runs 50 s, then b is readmitted at 65.027 s.
+    # b's suspended Job is inactive at once: its quota is released and b requeued 1 s
+    # later (the Kueue reconcile delay), a is admitted at 11.027 s (Kueue's backoff tick),
+    # its pods bind when b's have run out their 5 s grace (15 s) and run 50 s; b is
+    # readmitted at 65 s.
     page, errors = _open(browser, capsys, tmp_path, str(EXAMPLES / "kueue-reclaim.yaml"))
     charts = _charts(page)
     for name in ("chart-kueue-usage", "chart-kueue-borrowed", "chart-kueue-share",
@@ -226,13 +228,13 @@ def test_kueue_panels(browser, capsys, tmp_path) -> None:
         'chart-kueue-waits').data.map(t => [t.name, Array.from(t.x).map(
             (x, i) => [x, t.y[i]])]))""")
     assert {k: [[round(x, 6) for x in p] for p in v] for k, v in waits.items()} == {
-        "team-a": [[15.027, 5.027]], "team-b": [[0.0, 0.0], [65.027, 50.027]]}
+        "team-a": [[11.027, 1.027]], "team-b": [[0.0, 0.0], [65.0, 54.0]]}
     borrowed = page.evaluate("""() => document.getElementById('chart-kueue-borrowed').data
         .filter(t => t.name === 'team-b').map(t => [Array.from(t.x), Array.from(t.y)])[0]""")
     assert borrowed[1][0] == 4000  # 8 cpu on a nominal 4: 4 cpu (4000m) borrowed at 0 s
     usage = page.evaluate("""() => Object.fromEntries(document.getElementById(
         'chart-kueue-usage').data.map(t => [t.name, t.y[0]]))""")
-    # b's 8 cpu from 0 s; a's 4 cpu from its admission at 15.027 s.
+    # b's 8 cpu from 0 s; a's 4 cpu from its admission at 11.027 s.
     assert usage == {"team-b default/cpu": 8000, "team-a default/cpu": 4000}
     text = _hover_text(page, "chart-gantt", 12.0, "node-1")
     assert text.splitlines() == [

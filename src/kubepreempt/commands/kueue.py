@@ -19,6 +19,7 @@ from kubepreempt.cli_common import (
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
 from kubepreempt.kueue.admission import FILE_KINDS, KINDS, Decision, decide, load_inputs
+from kubepreempt.kueue.objects import GROUP
 from kubepreempt.kueue.semantics import CURRENT, semantics_for
 from kubepreempt.live.options import FilesArg, live_input, load_input, qualify
 from kubepreempt.release_options import kube_release, modelled_json
@@ -95,10 +96,13 @@ def register(app: typer.Typer) -> None:
                              "2024-05-01T12:00:00Z") from None
         sem = semantics_for(kueue_version)
         with loading("reading the manifests", output):
-            docs = load_input(files)
+            # On a cluster, Kueue's objects in the release's own version when served (a
+            # 0.20 server converts v1beta2 objects to v1beta1 for --kueue-version v0.7).
+            docs = load_input(files, versions={GROUP: f"{GROUP}/{sem.native_api_version}"})
         docs.warn_unused(FILE_KINDS if sem.hierarchical_cohorts
                          else tuple(k for k in FILE_KINDS if k != "Cohort"))
-        d = decide(load_inputs(docs, version=sem.version), qualify(workload, "--workload"), when)
+        key = qualify(workload, "--workload")  # a malformed name before any warning
+        d = decide(load_inputs(docs, version=sem.version), key, when)
         out: dict[str, Any] = {**d.to_json(), "modelled": modelled_json(sem.version)}
         if explain:
             out["explain"] = {**d.explain, "trace": d.trace.lines,

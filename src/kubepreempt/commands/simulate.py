@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
             "0.20 (the default; current is an alias) or v0.7.")] = "0.20",
         controller_latency: Annotated[str, typer.Option(
             "--controller-latency", help="Time a workload controller takes to create a "
-            "pod (e.g. 1s).")] = "0",
+            "pod, or to report a preempted Kueue Job inactive (e.g. 1s).")] = "0",
         autoscale: Annotated[bool, typer.Option(
             "--autoscale", help="Run the Cluster Autoscaler over the node groups declared "
             "on Nodes (kubepreempt.io/node-group, -min, -max).")] = False,

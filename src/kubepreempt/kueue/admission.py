@@ -19,7 +19,7 @@ from kubepreempt.api.priority import parse_priority_class
 from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
 from kubepreempt.kueue.flavors import Assignment, Mode
-from kubepreempt.kueue.jobs import is_queued_job, job_workload_body
+from kubepreempt.kueue.jobs import JOB_KINDS, is_queued_job, job_workload_body
 from kubepreempt.kueue.nomination import admitted_info, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
@@ -31,6 +31,7 @@ from kubepreempt.kueue.objects import (
     ResourceFlavor,
     Workload,
     WorkloadPriorityClass,
+    conversion_warnings,
     parse_cluster_queue,
     parse_cohort,
     parse_configuration,
@@ -54,9 +55,9 @@ from kubepreempt.manifests import Documents, RawObject, reading
 
 KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
          "Workload", "Configuration", "PriorityClass", "Namespace")
-# Read from files too: queued batch/v1 Jobs (a live cluster's Jobs are not listed; their
-# Workloads are).
-FILE_KINDS = (*KINDS, "Job")
+# Read from files too: queued batch/v1 Jobs and JobSets (a live cluster's Jobs are not
+# listed; their Workloads are).
+FILE_KINDS = (*KINDS, *JOB_KINDS)
 
 
 @dataclass(slots=True)
@@ -72,7 +73,8 @@ class KueueInputs:
     cohorts: dict[str, Cohort] = field(default_factory=dict)
     # Namespace -> labels, for the ClusterQueues' namespaceSelector.
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
-    # A queued Job's namespace/name -> the key of the Workload derived for it.
+    # A queued Job's or JobSet's namespace/name -> the key of its Workload (derived from
+    # it, or a Workload the job owns).
     job_workloads: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -88,6 +90,8 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
     its own semantics."""
     sem = config.semantics if config is not None else semantics_for(version)
     out = KueueInputs()
+    for line in conversion_warnings((o for kind in KINDS for o in docs.of(kind)), sem):
+        print(line, file=sys.stderr)
     for obj in docs.of("ResourceFlavor"):
         with reading(obj):
             rf = parse_resource_flavor(obj)
@@ -137,17 +141,20 @@ def load_inputs(docs: Documents, config: KueueConfig | None = None,
             return pod_classes[name]
         raise ValueError(f"unknown priority class {name!r} (spec.priorityClassName)")
 
-    owned: set[tuple[str, str]] = set()  # Jobs whose Workload is among the inputs
+    owned: set[tuple[str, str, str]] = set()  # jobs whose Workload is among the inputs
     for obj in docs.of("Workload"):
         with reading(obj):
             wl = parse_workload(obj, resolve, sem)
         out.workloads[wl.key] = wl
         for ref in (obj.body.get("metadata") or {}).get("ownerReferences") or []:
-            if isinstance(ref, dict) and ref.get("kind") == "Job":
-                owned.add((wl.namespace, str(ref.get("name"))))
-    for obj in docs.of("Job"):
+            if isinstance(ref, dict) and ref.get("kind") in JOB_KINDS:
+                owned.add((str(ref["kind"]), wl.namespace, str(ref.get("name"))))
+                # --workload may name the job: its Workload (upstream: NAME plus a hash,
+                # as a live cluster lists it) is found through the owner reference.
+                out.job_workloads.setdefault(f"{wl.namespace}/{ref.get('name')}", wl.key)
+    for obj in [o for kind in JOB_KINDS for o in docs.of(kind)]:
         namespace = obj.namespace or "default"
-        if not is_queued_job(obj) or (namespace, obj.name) in owned:
+        if not is_queued_job(obj) or (obj.kind, namespace, obj.name) in owned:
             continue
         with reading(obj):
             wl = parse_workload(RawObject("Workload", job_workload_body(obj), obj.source),

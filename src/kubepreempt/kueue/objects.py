@@ -3,14 +3,16 @@
 Each ``parse_*`` function takes one :class:`RawObject` and returns a typed, validated
 object, or raises :class:`InputError` naming the file, kind and object. ``kueue.x-k8s.io``
 objects in ``v1beta1`` and ``v1beta2`` (and ``v1alpha1`` Cohorts) are read and converted
-as Kueue's conversion functions do: ClusterQueue ``cohort`` -> ``cohortName``, Cohort
-``parent`` -> ``parentName``, Workload ``priorityClassName`` + ``priorityClassSource`` ->
-``priorityClassRef``. Which versions are served depends on ``--kueue-version``.
+as Kueue's conversion functions do: ClusterQueue ``cohort`` -> ``cohortName``, v1alpha1
+Cohort ``parent`` -> ``parentName``, Workload ``priorityClassName`` +
+``priorityClassSource`` -> ``priorityClassRef``, ``flavorFungibility`` ``Borrow`` /
+``Preempt`` -> ``MayStopSearch``. Which versions are read natively and which converted
+(with :func:`conversion_warnings`) depends on ``--kueue-version``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -105,6 +107,23 @@ def api_version(obj: RawObject, semantics: Semantics) -> str:
         raise ValueError(f"apiVersion {raw} is not served by Kueue {semantics.version} "
                          f"(served: {', '.join(GROUP + '/' + v for v in semantics.api_versions)})")
     return version
+
+
+def conversion_warnings(objs: Iterable[RawObject], semantics: Semantics) -> list[str]:
+    """One line per file and kind of ``kueue.x-k8s.io`` objects in a version the release
+    reads only by converting it (v1beta1 or v1alpha1 under 0.20), e.g. ``warning: f.yaml:
+    ClusterQueue objects in kueue.x-k8s.io/v1beta1, which Kueue 0.20 no longer serves
+    (#14558), are converted to v1beta2``."""
+    native = semantics.native_api_version
+    seen: dict[tuple[str, str, str], None] = {}
+    for obj in objs:
+        group, _, version = str(obj.body.get("apiVersion") or "").rpartition("/")
+        if group == GROUP and version != native and version in semantics.api_versions:
+            seen.setdefault((obj.source.path, obj.kind, version))
+    why = {"v1beta1": " (#14558)", "v1alpha1": " (since v0.13)"}
+    return [f"warning: {path}: {kind} objects in {GROUP}/{version}, which Kueue "
+            f"{semantics.version} no longer serves{why.get(version, '')}, are converted to "
+            f"{native}" for path, kind, version in seen]
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,13 +414,17 @@ class Cohort:
 
 
 def parse_cohort(obj: RawObject, semantics: Semantics) -> Cohort:
-    """Parse a Cohort (``spec.parent`` in v1alpha1/v1beta1, ``spec.parentName`` in
+    """Parse a Cohort (``spec.parent`` in v1alpha1, ``spec.parentName`` in v1beta1 and
     v1beta2). Limits on a root Cohort are refused, as Kueue's webhook refuses them."""
 
     def build() -> Cohort:
         version = api_version(obj, semantics)
         spec = _map(obj.body.get("spec"), "spec")
-        parent = str(spec.get("parentName" if version == "v1beta2" else "parent") or "")
+        # v1alpha1 named the parent ``parent``; v1beta1 (v0.13+) and v1beta2 ``parentName``.
+        if version != "v1alpha1" and "parent" in spec:
+            raise ValueError(f"spec.parent: unknown field in {GROUP}/{version} Cohort (the "
+                             "parent is spec.parentName; parent was v1alpha1's)")
+        parent = str(spec.get("parent" if version == "v1alpha1" else "parentName") or "")
         groups = _resource_groups(spec.get("resourceGroups"))
         if not parent:
             _limits_need_parent(groups, "parent")

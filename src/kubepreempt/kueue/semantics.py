@@ -41,6 +41,10 @@ class Semantics:
     hierarchical_cohorts: bool
     # kueue.x-k8s.io versions read (v1beta2 since v0.15; older objects are converted).
     api_versions: tuple[str, ...]
+    # The version the release serves natively; objects in another one of
+    # ``api_versions`` are converted with a warning (0.20 no longer serves v1beta1,
+    # #14558; v1alpha1 Cohorts went in v0.13).
+    native_api_version: str
     # A ClusterQueue without a cohort may not set borrowing/lending limits (webhook);
     # kept off for v0.7 so its existing inputs load as before.
     validate_limits: bool
@@ -98,6 +102,7 @@ class Semantics:
 SEMANTICS: dict[str, Semantics] = {
     V0_7: Semantics(V0_7, admission_check_eviction_orders=False, lending_limit_default=False,
                     hierarchical_cohorts=False, api_versions=("v1beta1",),
+                    native_api_version="v1beta1",
                     validate_limits=False, priority_class_needs_source=False,
                     available_quota=False, flavor_own_label_keys=False,
                     classified_preemption=False, detailed_preempted_condition=False,
@@ -109,6 +114,7 @@ SEMANTICS: dict[str, Semantics] = {
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
+                       native_api_version="v1beta2",
                        validate_limits=True, priority_class_needs_source=True,
                        available_quota=True, flavor_own_label_keys=True,
                        classified_preemption=True, detailed_preempted_condition=True,

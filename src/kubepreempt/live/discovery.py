@@ -1,7 +1,9 @@
 """API discovery for CRDs whose served version changes between releases (Kueue).
 
 As kubectl does: the group's preferred version first, then its other versions, the first
-that serves the resource wins. One GET per group and per version, cached on the client.
+that serves the resource wins; a command may put a version of its own first (the version
+the chosen Kueue release reads natively). One GET per group and per version, cached on the
+client.
 """
 
 from __future__ import annotations
@@ -27,14 +29,17 @@ def _get_json(client: ApiClient, path: str, res: Resource) -> dict[str, Any]:
     return cache[path]
 
 
-def served(client: ApiClient, res: Resource) -> Resource:
-    """``res`` at the version the server serves it (NotServed when no version does)."""
+def served(client: ApiClient, res: Resource, first: str | None = None) -> Resource:
+    """``res`` at the version the server serves it (NotServed when no version does);
+    ``first`` (a groupVersion) is tried before the group's preferred version."""
     if not res.discover:
         return res
     group = _get_json(client, f"/apis/{res.group}", res)
     preferred = (group.get("preferredVersion") or {}).get("groupVersion")
     versions = [v.get("groupVersion") for v in group.get("versions") or []]
-    for gv in [preferred, *(v for v in versions if v != preferred)]:
+    order = [first] if first in versions else []
+    order += [preferred, *versions]
+    for gv in dict.fromkeys(order):
         if not gv:
             continue
         listing = _get_json(client, f"/apis/{gv}", res)

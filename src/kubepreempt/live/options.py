@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -129,9 +129,12 @@ def qualify(name: str, option: str = "--pod") -> str:
     return object_key(name, ns, option)
 
 
-def load_input(files: Sequence[str] | None, kinds: Iterable[str] | None = None) -> Documents:
+def load_input(files: Sequence[str] | None, kinds: Iterable[str] | None = None,
+               versions: Mapping[str, str] | None = None) -> Documents:
     """Documents from the files, the cluster, or both (file objects replace cluster ones of
-    the same kind, namespace and name: local what-if edits over the live state)."""
+    the same kind, namespace and name: local what-if edits over the live state).
+    ``versions``: API group -> the groupVersion to read it in when the server serves it
+    (else discovery's choice)."""
     args = current()
     files = list(files or [])
     if not args.live:
@@ -151,7 +154,7 @@ def load_input(files: Sequence[str] | None, kinds: Iterable[str] | None = None) 
     with ApiClient(target) as client:
         _server_version.set(read_server_version(client))
         docs = read_documents(client, tuple(kinds) if kinds is not None else args.kinds,
-                              show_progress=not args.json_output)
+                              show_progress=not args.json_output, versions=versions)
     if args.save:
         save_dump(docs, args.save)
         print(f"saved {sum(len(v) for v in docs.by_kind.values())} objects to {args.save}",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -46,15 +46,17 @@ def progress_bar(enabled: bool) -> Iterator[ProgressFn | None]:
 
 def read_lists(client: ApiClient, kinds: Iterable[str], namespace: str | None = None,
                page_size: int = PAGE_SIZE, progress: ProgressFn | None = None,
-               warn: bool = True) -> list[ListResult]:
+               warn: bool = True, versions: Mapping[str, str] | None = None
+               ) -> list[ListResult]:
     """List each kind (optional APIs that are not served are skipped with a warning).
 
     Kinds that are not API resources (Kueue's ``Configuration`` file) come from files only.
+    ``versions`` maps an API group to the groupVersion to read it in when served.
     """
     out = []
     for res in listed(tuple(kinds)):
         try:
-            res = served(client, res)
+            res = served(client, res, (versions or {}).get(res.group))
             out.append(list_all(client, res, namespace if res.namespaced else None,
                                 page_size, progress))
         except NotServed:
@@ -81,10 +83,12 @@ def to_documents(lists: Iterable[ListResult], label: str) -> Documents:
 
 
 def read_documents(client: ApiClient, kinds: Iterable[str], show_progress: bool = False,
-                   page_size: int = PAGE_SIZE) -> Documents:
-    """List ``kinds`` from the cluster into documents."""
+                   page_size: int = PAGE_SIZE, versions: Mapping[str, str] | None = None
+                   ) -> Documents:
+    """List ``kinds`` from the cluster into documents (``versions``: see read_lists)."""
     with paused_gc(), progress_bar(show_progress) as progress:
-        lists = read_lists(client, kinds, page_size=page_size, progress=progress)
+        lists = read_lists(client, kinds, page_size=page_size, progress=progress,
+                           versions=versions)
         docs = to_documents(lists, f"cluster {client.target.label}")
     drop_orphans(docs)
     return docs

@@ -90,7 +90,8 @@ class Simulator:
             self.actors.append(Autoscaler(self.world, autoscale, seed, self.scheduler.queue))
         if scenario.kueue is not None:
             from kubepreempt.sim.kueue_actor import KueueActor
-            self.actors.append(KueueActor(self.world, scenario.kueue, kueue_version))
+            self.actors.append(KueueActor(self.world, scenario.kueue, kueue_version,
+                                          controller_latency))
         self.world.observers = [self.scheduler, self.kubelet, *self.actors]
         self._setup()
 

@@ -1,8 +1,8 @@
 """Kueue as an actor of the simulator: quota admission over time, then kube-scheduler.
 
-Workloads (plain ``Workload`` objects, or ``batch/v1`` Jobs labelled
-``kueue.x-k8s.io/queue-name`` turned into one Workload with one pod set of
-``parallelism`` pods, as Kueue's Job integration does) wait in their ClusterQueue's
+Workloads (plain ``Workload`` objects, or ``batch/v1`` Jobs and JobSets labelled
+``kueue.x-k8s.io/queue-name`` turned into Workloads as Kueue's job integrations do,
+:mod:`kubepreempt.kueue.jobs`) wait in their ClusterQueue's
 queue (:class:`~kubepreempt.kueue.queue_manager.QueueManager`). Each Kueue scheduling
 cycle pops the head of every ClusterQueue with pending workloads and runs Kueue's
 scheduler on them (:mod:`kubepreempt.kueue.scheduler`: nomination, order, admit or
@@ -18,9 +18,15 @@ changes (its answer would be the same), so idle waits cost no events.
 An admitted workload's pods are created with the flavors' ``nodeLabels`` added to their
 ``nodeSelector`` and the flavors' ``tolerations`` appended, then go through the
 simulated kube-scheduler. A preempted workload gets ``Evicted``/``Preempted``
-conditions, its pods are deleted (they terminate with their grace period), its quota is
-released once the last pod is gone, and it is requeued. A workload finishes when all its
-pods succeeded. A pod lost otherwise (preempted by kube-scheduler, node removed) is
+conditions and its pods are deleted (they terminate with their grace period). When its
+quota is released depends on the integration, as upstream's job reconciler clears the
+admission once ``job.IsActive()`` is false: a Job (``status.active`` counts no
+terminating pod) is inactive as soon as its pods are deleted, so its quota is released
+:data:`RECONCILE_DELAY` (plus ``--controller-latency``, the Job controller's sync) after
+the eviction, while its pods still terminate; a plain Workload stands for the Pod
+integration (a pod is active while Running) and its quota is released once the last
+pod is gone. Then the workload is requeued. A workload finishes when all its pods
+succeeded. A pod lost otherwise (preempted by kube-scheduler, node removed) is
 replaced while the workload stays admitted, as the Job controller does.
 """
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,13 +43,14 @@ from kubepreempt.api.objects import Pod, parse_pod
 from kubepreempt.kueue.admission import KueueInputs, load_inputs
 from kubepreempt.kueue.conditions import preempted_conditions
 from kubepreempt.kueue.dominant_share import dominant_resource_share
-from kubepreempt.kueue.jobs import job_parallelism, job_workload_body
+from kubepreempt.kueue.jobs import JobPodSet, job_pod_sets, job_workload_body
 from kubepreempt.kueue.nomination import Entry, nominate
 from kubepreempt.kueue.objects import (
     PC_SOURCE,
     WPC_SOURCE,
     Condition,
     Workload,
+    conversion_warnings,
     parse_workload,
 )
 from kubepreempt.kueue.queue_manager import QueueManager
@@ -76,6 +84,16 @@ if TYPE_CHECKING:
 # wait.UntilWithBackoff: 1 ms after the first cycle that admits nothing, doubling to 100 ms.
 INITIAL_BACKOFF = 0.001
 MAX_BACKOFF = 0.1
+# A simplification: the time from a Job's eviction to its admission being cleared.
+# Upstream this is a chain of watches and API writes (Kueue's job reconciler suspends the
+# Job, the Job controller deletes its pods and writes status.active = 0, the reconciler
+# sees the inactive Job and unsets QuotaReserved, the cache releases the quota); taken as
+# one fixed delay so that a preemption, the release and the next admission never happen
+# at one instant (a configuration that flaps would otherwise loop without time passing).
+RECONCILE_DELAY = 1.0
+# How an integration's workload gives back its quota after an eviction.
+RELEASE_WHEN_INACTIVE = "job"  # batch/v1 Job: when no pod is active (terminating ones aren't)
+RELEASE_WHEN_GONE = "pod"  # the Pod integration: when no pod is Running any more
 
 
 @dataclass(slots=True)
@@ -83,17 +101,18 @@ class SimWorkload:
     """One workload's life: its Kueue object, pods, and what happened to it."""
 
     wl: Workload
-    template: dict[str, Any]  # pod template (metadata + spec)
-    pod_set: str
-    count: int
+    pod_sets: tuple[JobPodSet, ...]  # name, pod count and pod template of each pod set
+    pod_prefixes: tuple[str, ...]  # the pods' name prefix, per pod set
     duration: float | None
     exit_after: float | None
+    release: str = RELEASE_WHEN_GONE  # RELEASE_WHEN_INACTIVE for Jobs
     state: str = "pending"  # pending, admitted, evicting, finished
     queued_at: float = 0.0
     cluster_queue: str = ""
     info: WorkloadInfo | None = None  # while it holds quota
-    flavors: dict[str, str] = field(default_factory=dict)
+    flavors: list[dict[str, str]] = field(default_factory=list)  # per pod set
     pods: dict[str, Pod] = field(default_factory=dict)  # live pods by key
+    pod_set_of: dict[str, int] = field(default_factory=dict)  # live pod -> its pod set
     succeeded: int = 0
     created: int = 0  # pods created so far (names)
     admitted_at: float | None = None
@@ -104,25 +123,35 @@ class SimWorkload:
     nomination: tuple[tuple[int, int], Entry] | None = None
     inadmissible: str = ""  # why it was last not nominated (reported once per reason)
 
+    @property
+    def count(self) -> int:
+        """Pods of all pod sets."""
+        return sum(ps.count for ps in self.pod_sets)
+
 
 class KueueActor(Actor):
     """Kueue's scheduler, queue manager and Job integration in the simulation."""
 
-    def __init__(self, world: World, docs: Documents, version: str) -> None:
+    def __init__(self, world: World, docs: Documents, version: str,
+                 controller_latency: float = 0.0) -> None:
         self.world = world
         self.sem = semantics_for(version)
+        # Eviction -> quota released, for workloads released when inactive (Jobs).
+        self.release_delay = controller_latency + RECONCILE_DELAY
         # Podless (Kueue's own scheduler benchmark, "minimalkueue"): an admitted workload
         # creates no pods and finishes its duration after admission.
         self.podless = False
         self.started = False
         wl_docs = docs.of("Workload")
-        jobs = docs.of("Job")
+        jobs = [*docs.of("Job"), *docs.of("JobSet")]
         base = Documents()
         for kind, objs in docs.by_kind.items():
-            if kind not in ("Workload", "Job"):
+            if kind not in ("Workload", "Job", "JobSet"):
                 for obj in objs:
                     base.add(obj)
         self.inputs: KueueInputs = load_inputs(base, version=version)
+        for line in conversion_warnings(wl_docs, self.sem):  # the rest warned as loaded
+            print(line, file=sys.stderr)
         self.tolerations = {
             obj.name: list((obj.body.get("spec") or {}).get("tolerations") or [])
             for obj in docs.of("ResourceFlavor")}
@@ -195,24 +224,31 @@ class KueueActor(Actor):
                 body.pop("status", None)
             wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
                                 self.sem)
-            ps = wl.pod_sets[0]
-            if len(wl.pod_sets) > 1:
-                raise InputError("the simulator runs Workloads with one pod set",
-                                 obj.source, "Workload", wl.key)
-            raw_ps = body["spec"]["podSets"][0]
-            template = raw_ps.get("template") or {}
-            duration, exit_after = self._timing(obj, template)
-            self._plan(SimWorkload(wl, template, ps.name, ps.count, duration, exit_after), t)
+            pod_sets = tuple(JobPodSet(ps.name, ps.count, raw.get("template") or {})
+                             for ps, raw in zip(wl.pod_sets, body["spec"]["podSets"],
+                                                strict=True))
+            # A Workload named like a Job's (job-NAME) names its pods after NAME.
+            base = wl.name[4:] if wl.name.startswith("job-") else wl.name
+            prefixes = (base,) if len(pod_sets) == 1 else tuple(
+                f"{base}-{ps.name}" for ps in pod_sets)
+            # Timing annotations: the Workload's, else its first pod template's.
+            duration, exit_after = self._timing(obj, pod_sets[0].template)
+            self._plan(SimWorkload(wl, pod_sets, prefixes, duration, exit_after), t)
 
     def _add_job_objects(self, obj: RawObject) -> None:
-        template = (obj.body.get("spec") or {}).get("template") or {}
-        parallelism = job_parallelism(obj)
-        duration, exit_after = self._timing(obj, template)
+        pod_sets = tuple(job_pod_sets(obj))
+        # Timing annotations: the Job's (JobSet's), else its first pod template's.
+        duration, exit_after = self._timing(obj, pod_sets[0].template)
         for name, t in self._copies(obj):
             body = job_workload_body(obj, name)
             wl = parse_workload(RawObject("Workload", body, obj.source), self._resolve,
                                 self.sem)
-            sw = SimWorkload(wl, template, "main", parallelism, duration, exit_after)
+            # Pods are named as their controllers name them, less the hashes: NAME-i for
+            # a Job, NAME-REPLICATEDJOB-i for a JobSet.
+            prefixes = (name,) if obj.kind == "Job" else tuple(
+                f"{name}-{ps.name}" for ps in pod_sets)
+            sw = SimWorkload(wl, pod_sets, prefixes, duration, exit_after,
+                             RELEASE_WHEN_INACTIVE)
             sw.wl.job_uid = name
             self._plan(sw, t)
 
@@ -229,7 +265,8 @@ class KueueActor(Actor):
         """Add a parsed single-pod-set Workload arriving at ``arrival`` (bulk callers
         such as the benchmark build Workloads directly)."""
         ps = wl.pod_sets[0]
-        self._plan(SimWorkload(wl, {}, ps.name, ps.count, duration, None), arrival)
+        self._plan(SimWorkload(wl, (JobPodSet(ps.name, ps.count, {}),), (wl.name,), duration,
+                               None), arrival)
 
     # ---- actor hooks ----
     def start(self) -> None:
@@ -253,6 +290,7 @@ class KueueActor(Actor):
         sw = self.pod_owner.pop(pod.key, None)
         if sw is None or sw.pods.pop(pod.key, None) is None:
             return
+        pod_set = sw.pod_set_of.pop(pod.key)
         if self.world.records[pod.key].bound_at is not None:
             sw.running = max(0, sw.running - 1)
         if sw.state == "evicting":
@@ -267,7 +305,7 @@ class KueueActor(Actor):
             if sw.succeeded >= sw.count:
                 self._finish(sw)
         else:  # the Job controller replaces a pod it lost
-            self._create_pods(sw, 1)
+            self._create_pods(sw, pod_set, 1)
 
     # ---- queues ----
     def _on_arrive(self, sw: SimWorkload) -> None:
@@ -408,7 +446,7 @@ class KueueActor(Actor):
             Condition("QuotaReserved", "True", "QuotaReserved", "", now),
             Condition("Admitted", "True", "Admitted", "", now))
         sw.info = info
-        sw.flavors = dict(info.total_requests[0].flavors)
+        sw.flavors = [dict(ps.flavors) for ps in info.total_requests]
         self.snap.add_workload(info)
         self._bump(sw.cluster_queue)
         sw.state = "admitted"
@@ -418,14 +456,17 @@ class KueueActor(Actor):
         sw.admissions.append({"time": now, "wait": now - sw.queued_at,
                               "borrowing": e.assignment.borrowing if e.assignment else False,
                               "allRunning": None})
-        self._event("admitted", sw, ", ".join(f"{r}={f}" for r, f in sorted(
-            sw.flavors.items())))
+        self._event("admitted", sw, "; ".join(
+            (f"{ps.name}: " if len(sw.pod_sets) > 1 else "")
+            + ", ".join(f"{r}={f}" for r, f in sorted(flavors.items()))
+            for ps, flavors in zip(sw.pod_sets, sw.flavors, strict=True)))
         if self.podless:
             if sw.duration is not None:
                 self.world.kernel.schedule(now + sw.duration, Priority.FREE, self._on_finish,
                                            (sw, len(sw.admissions)))
             return
-        self._create_pods(sw, sw.count)
+        for i, ps in enumerate(sw.pod_sets):
+            self._create_pods(sw, i, ps.count)
 
     def _on_finish(self, payload: tuple[SimWorkload, int]) -> None:
         sw, admission = payload
@@ -468,12 +509,30 @@ class KueueActor(Actor):
                                 "clusterQueue": victim.cluster_queue})
             self.world.record("kueue-preempted", victim.wl.key, None,
                             f"by {preemptor.wl.key} ({t.reason})")
-            for pod in list(victim.pods.values()):
+            pods = list(victim.pods.values())
+            for pod in pods:
                 self.world.delete(pod, f"workload {victim.wl.key} preempted")
             if not victim.pods:  # nothing to wait for: released once the cycle is over
                 self.to_release.append(victim)
+            elif victim.release == RELEASE_WHEN_INACTIVE:
+                # The Job is inactive once its pods are deleted; they terminate on their
+                # own from here, no longer the workload's (a re-admission makes new ones).
+                for pod in pods:
+                    self.pod_owner.pop(pod.key, None)
+                victim.pods.clear()
+                victim.pod_set_of.clear()
+                victim.running = 0
+                self.world.kernel.schedule(now + self.release_delay, Priority.FREE,
+                                           self._on_inactive, (victim, len(victim.preemptions)))
             issued += 1
         return issued
+
+    def _on_inactive(self, payload: tuple[SimWorkload, int]) -> None:
+        """Kueue saw the evicted Job inactive: its admission is cleared and it requeues."""
+        sw, eviction = payload
+        if sw.state == "evicting" and len(sw.preemptions) == eviction:
+            self._release(sw)
+            self._requeue_evicted(sw)
 
     def _release(self, sw: SimWorkload) -> None:
         """The workload's quota is released (upstream: QuotaReserved unset)."""
@@ -495,13 +554,15 @@ class KueueActor(Actor):
         self._push_active(sw)
 
     # ---- pods ----
-    def _create_pods(self, sw: SimWorkload, n: int) -> None:
+    def _create_pods(self, sw: SimWorkload, pod_set: int, n: int) -> None:
+        """Create ``n`` pods of pod set number ``pod_set`` with its flavors' node labels
+        and tolerations."""
         sim = self.world
-        tmpl = sw.template
+        tmpl = sw.pod_sets[pod_set].template
         spec = copy.deepcopy(tmpl.get("spec") or {})
         selector = dict(spec.get("nodeSelector") or {})
         tolerations = list(spec.get("tolerations") or [])
-        for flavor in dict.fromkeys(sw.flavors.values()):
+        for flavor in dict.fromkeys(sw.flavors[pod_set].values()):
             rf = self.inputs.flavors.get(flavor)
             if rf is not None:
                 selector.update(rf.node_labels)
@@ -511,7 +572,7 @@ class KueueActor(Actor):
         if tolerations:
             spec["tolerations"] = tolerations
         meta = tmpl.get("metadata") or {}
-        base = sw.wl.name[4:] if sw.wl.name.startswith("job-") else sw.wl.name
+        base = sw.pod_prefixes[pod_set]
         for _ in range(n):
             name = f"{base}-{sw.created}"
             sw.created += 1
@@ -522,6 +583,7 @@ class KueueActor(Actor):
             body = sim.cluster.runtime_classes.admit(body, sw.wl.source)
             pod = parse_pod(body, sw.wl.source, sim.cluster.priority.resolve)
             sw.pods[pod.key] = pod
+            sw.pod_set_of[pod.key] = pod_set
             self.pod_owner[pod.key] = sw
             sim.create(PodPlan(pod, sim.now, sw.duration, sw.exit_after,
                                    template=f"kueue:{sw.wl.key}"))

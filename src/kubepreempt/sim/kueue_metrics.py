@@ -8,7 +8,8 @@ binding.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from kubepreempt.sim.metrics import percentile
@@ -57,26 +58,39 @@ def preemption_cycles(events: list[dict[str, Any]], window: float) -> list[dict[
 
     One row per pair and kind, with every preemption time of the loop."""
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
-    seen: dict[tuple[str, str], list[float]] = {}  # (victim, preemptor) -> times
+    listed: dict[tuple[str, str, str], set[float]] = {}  # the times already in a row
+    # (victim, preemptor) -> its preemption times, oldest first, trimmed to the window
+    # (events come in time order, so older ones can never be within it again).
+    seen: dict[tuple[str, str], deque[float]] = {}
 
-    def add(kind: str, key: tuple[str, str], times: list[float], **extra: str) -> None:
+    def add(kind: str, key: tuple[str, str], times: Iterable[float], **extra: str) -> None:
         row = out.setdefault((kind, *key), {"kind": kind, "workloads": list(key),
                                             "times": [], **extra})
+        have = listed.setdefault((kind, *key), set())
         for t0 in times:
-            if t0 not in row["times"]:
+            if t0 not in have:
+                have.add(t0)
                 row["times"].append(t0)
+
+    def recent(key: tuple[str, str], t: float) -> deque[float]:
+        times = seen.get(key)
+        if times is None:
+            return deque()
+        while times and t - times[0] > window:
+            times.popleft()
+        return times
 
     for e in events:
         if e["type"] != "preempted":
             continue
         victim, by, t = e["workload"], e["by"], e["time"]
-        back = [t0 for t0 in seen.get((by, victim), []) if t - t0 <= window]
+        back = recent((by, victim), t)
         if back:
             add("mutual", (min(victim, by), max(victim, by)), [*back, t])
-        again = [t0 for t0 in seen.get((victim, by), []) if t - t0 <= window]
+        again = recent((victim, by), t)
         if again:
             add("repeated", (victim, by), [*again, t], preemptor=by)
-        seen.setdefault((victim, by), []).append(t)
+        seen.setdefault((victim, by), deque()).append(t)
     for row in out.values():
         row["times"].sort()
         row["count"] = len(row["times"])

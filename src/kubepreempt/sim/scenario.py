@@ -249,11 +249,12 @@ def _arrivals(obj: RawObject, start: float, n: int, rng: random.Random) -> list[
 
 
 def is_kueue_object(obj: RawObject) -> bool:
-    """Kueue's own kinds, and Jobs labelled ``kueue.x-k8s.io/queue-name`` (Kueue's Job
-    integration owns them: the Kueue actor admits them and creates their pods)."""
+    """Kueue's own kinds, and Jobs and JobSets labelled ``kueue.x-k8s.io/queue-name``
+    (Kueue's job integrations own them: the Kueue actor admits them and creates their
+    pods)."""
     if obj.kind in KUEUE_KINDS:
         return True
-    if obj.kind != "Job":
+    if obj.kind not in ("Job", "JobSet"):
         return False
     meta = obj.body.get("metadata")
     labels = meta.get("labels") if isinstance(meta, dict) else None
