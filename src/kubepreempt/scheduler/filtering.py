@@ -20,6 +20,11 @@ from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.statuses import NodeStatuses
 from kubepreempt.snapshot import NodeView, Snapshot
 
+# Filters whose verdict on a node does not depend on its pods (only on the node and the
+# pod being scheduled): adding or removing pods cannot change it.
+POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
+                                     "NodeAffinity"})
+
 
 @dataclass(slots=True)
 class FilterOutcome:
@@ -59,6 +64,88 @@ def filter_with_nominated(nominator: Nominator, state: CycleState, view: NodeVie
     return run_filters(state, view, filters)
 
 
+class NominatedRequests:
+    """The nodes holding nominees that count for a pod (priority >= its own, not the pod
+    itself) and, per node, the nominees' summed requests: what upstream's
+    ``addGENominatedPods`` adds to a node before running the filters on it."""
+
+    __slots__ = ("rows", "requests")
+
+    def __init__(self, rows: np.ndarray, requests: np.ndarray) -> None:
+        self.rows = rows  # sorted node indices
+        self.requests = requests  # (rows, resources)
+
+    @staticmethod
+    def of(cluster: Snapshot, nominator: Nominator, pod: Pod) -> NominatedRequests:
+        """The nodes of ``cluster`` holding nominees that count for ``pod``, with their
+        summed requests."""
+        index = cluster.node_index
+        by_node = sorted((index[name], pods) for name, pods
+                         in nominator.counting_by_node(pod).items() if name in index)
+        # One request row per distinct requests (replicas of one template are alike).
+        shapes: dict[tuple, np.ndarray] = {}
+        vectors = []
+        for _, pods in by_node:
+            row = []
+            for p in pods:
+                shape = tuple(p.requests.items())
+                vec = shapes.get(shape)
+                if vec is None:
+                    vec = shapes[shape] = cluster.request_vector(p)
+                row.append(vec)
+            vectors.append(row)
+        # A nominee may have brought a resource column of its own: every row is widened.
+        width = cluster.alloc.shape[1]
+        requests = np.zeros((len(by_node), width), np.int64)
+        for j, row in enumerate(vectors):
+            for vec in row:
+                requests[j, :vec.size] += vec
+        return NominatedRequests(np.array([i for i, _ in by_node], np.int64), requests)
+
+    def subset(self, keep: np.ndarray) -> NominatedRequests:
+        """Only the rows where ``keep`` (a mask over ``rows``) is set."""
+        return NominatedRequests(self.rows[keep], self.requests[keep])
+
+    def positions(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each node in ``order``: its position in ``rows`` (valid where the mask says
+        it is one of them) and that mask."""
+        if not self.rows.size:
+            return np.zeros(order.size, np.int64), np.zeros(order.size, bool)
+        pos = np.minimum(np.searchsorted(self.rows, order), self.rows.size - 1)
+        return pos, self.rows[pos] == order
+
+
+def filter_nominated(state: CycleState, filters: list[FilterPlugin],
+                     nominated: NominatedRequests,
+                     statuses: NodeStatuses) -> np.ndarray | None:
+    """``filter_with_nominated`` on every node of ``nominated`` at once: the mask over
+    its rows of the nodes passing, each other node's status put in ``statuses``.
+
+    Only where every filter ignores pods (``POD_INDEPENDENT_FILTERS``) or can take the
+    nominees' summed requests (``filter_nodes_adding``); None otherwise, and nothing is
+    recorded (the caller goes node by node). Pass 2 of the two-pass check is left out:
+    those filters only get stricter as pods are added, so it passes whenever pass 1 does.
+    """
+    if not all(f.name in POD_INDEPENDENT_FILTERS or hasattr(f, "filter_nodes_adding")
+               for f in filters):
+        return None
+    rows = nominated.rows
+    alive = np.ones(rows.size, bool)
+    for plugin in filters:
+        remaining = np.flatnonzero(alive)
+        if not remaining.size:
+            break
+        if plugin.name in POD_INDEPENDENT_FILTERS:
+            failed = plugin.filter_nodes(state, rows[remaining])
+        else:
+            failed = plugin.filter_nodes_adding(state, rows[remaining],  # type: ignore[attr-defined]
+                                                nominated.requests[remaining])
+        for bad, status in failed:
+            statuses.set_many(bad, status)
+            alive[np.searchsorted(rows, bad)] = False
+    return alive
+
+
 def filter_rows(state: CycleState, filters: list[FilterPlugin], rows: np.ndarray,
                 statuses: NodeStatuses | None = None) -> np.ndarray:
     """Run ``filters`` in order over ``rows`` (sorted node indices), each plugin on the
@@ -87,15 +174,18 @@ def nominee_nodes(cluster: Snapshot, nominator: Nominator, pod: Pod) -> list[int
 
 def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: CycleState,
                   filters: list[FilterPlugin],
-                  known: NodeStatuses | None = None) -> FilterOutcome:
+                  known: NodeStatuses | None = None,
+                  nominees_at_once: bool = True) -> FilterOutcome:
     """Filter every node (or PreFilter's nodes); statuses for the rejected ones.
 
     ``known`` is every node's status with nominees ignored, from a cache that already ran
     ``filters`` (see ``signature_cache``); only the nodes holding counting nominees are
-    then checked here.
+    then checked here. ``nominees_at_once``: check those nodes together where
+    :func:`filter_nominated` can (same verdicts), else one by one.
     """
     n = len(cluster.nodes)
-    special = nominee_nodes(cluster, nominator, pod)
+    nominated = NominatedRequests.of(cluster, nominator, pod)
+    special = nominated.rows.tolist()
     if known is not None:
         statuses = known
         statuses.clear_many(special)
@@ -118,11 +208,18 @@ def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: Cycl
         if outside.size:
             statuses.set_many(outside, absent_status(filters))
             alive[outside] = False
-        special = [i for i in special if cluster.nodes[i].name in state.node_names]
+        nominated = nominated.subset(np.array(
+            [cluster.nodes[i].name in state.node_names for i in special], bool))
+        special = nominated.rows.tolist()
     remaining = np.flatnonzero(alive)
     if to_run:
         remaining = remaining[filter_rows(state, to_run, remaining, statuses)]
     passed = [remaining]
+    if special and nominees_at_once:
+        alive_special = filter_nominated(state, filters, nominated, statuses)
+        if alive_special is not None:
+            passed.append(nominated.rows[alive_special])
+            special = []
     for i in special:
         status = filter_with_nominated(nominator, state, cluster.node_view(i), filters)
         if status is None:

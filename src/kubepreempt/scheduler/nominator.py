@@ -55,8 +55,18 @@ class Nominator:
 
     def nodes_counting_for(self, pod: Pod) -> set[str]:
         """Nodes holding a nominee that counts as running for ``pod``."""
-        return {node for node, pods in self._by_node.items()
-                if any(counts_for(p, pod) for p in pods.values())}
+        return set(self.counting_by_node(pod))
+
+    def counting_by_node(self, pod: Pod) -> dict[str, list[Pod]]:
+        """Node name -> the pods nominated there that count as running for ``pod``
+        (nodes with none left out)."""
+        out: dict[str, list[Pod]] = {}
+        priority, key = pod.priority, pod.key
+        for node, pods in self._by_node.items():
+            counting = [p for p in pods.values() if p.priority >= priority and p.key != key]
+            if counting:
+                out[node] = counting
+        return out
 
     def __len__(self) -> int:
         return sum(len(p) for p in self._by_node.values())

@@ -23,6 +23,7 @@ import numpy as np
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.cache import caches_of, node_cached
+from kubepreempt.scheduler.filtering import POD_INDEPENDENT_FILTERS, NominatedRequests
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
 from kubepreempt.scheduler.plugins.node_resources import (
     IGNORED_KEY,
@@ -36,17 +37,17 @@ from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
 from kubepreempt.scheduler.statuses import StatusTable
 from kubepreempt.snapshot import PODS, Snapshot
 
-# Filters whose verdict on a node does not depend on its pods: a candidate node passed
-# them in the failed cycle, and removing pods cannot change that.
-POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
-                                     "NodeAffinity"})
-
 
 def resource_prune(state: CycleState, cluster: Snapshot, rows: np.ndarray,
-                   below: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, Status]]]:
+                   below: np.ndarray, nominated: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, list[tuple[np.ndarray, Status]]]:
     """Rows (node indices) where the pod cannot fit even without every lower-priority pod
-    (``below``: their summed requests per row), and the status of each dropped group."""
-    fail = insufficient(state, cluster.requested[rows] - below, cluster.alloc[rows])
+    (``below``: their summed requests per row; ``nominated``: requests of nominees held
+    as running, per row), and the status of each dropped group."""
+    used = cluster.requested[rows] - below
+    if nominated is not None:
+        used += nominated
+    fail = insufficient(state, used, cluster.alloc[rows])
     dropped = fail.any(axis=1)
     groups: list[tuple[np.ndarray, Status]] = []
     if not dropped.any():
@@ -166,15 +167,81 @@ class PreemptionIndex:
             self.pdb_hit[i] = any(pdb_covers(pdb, p) for p in pods for pdb in cluster.pdbs)
 
 
+class NodeAnswers:
+    """The dry run's answers for some nodes (aligned with the rows it was run on)."""
+
+    __slots__ = ("drop", "fast", "latest", "highest", "psum", "count", "earliest",
+                 "victim")
+
+    def __init__(self, drop: np.ndarray, fast: np.ndarray, latest: np.ndarray,
+                 highest: np.ndarray, psum: np.ndarray, count: np.ndarray,
+                 earliest: np.ndarray, victim: np.ndarray) -> None:
+        self.drop = drop  # code of the prune status in the cache's table, or -1
+        self.fast = fast  # the answer is the reference path's (given the clock check)
+        self.latest = latest  # latest real start among lower-priority pods (-inf: none)
+        self.highest = highest  # node-pick metrics of the victims ...
+        self.psum = psum
+        self.count = count
+        self.earliest = earliest
+        self.victim = victim  # (rows, index width): which of the node's pods go
+
+    def store(self, into: NodeAnswers, rows: np.ndarray) -> None:
+        """Write these answers into ``into`` at ``rows``."""
+        for name in NodeAnswers.__slots__:
+            getattr(into, name)[rows] = getattr(self, name)
+
+    def take(self, pos: np.ndarray) -> NodeAnswers:
+        """The answers at positions ``pos``."""
+        return NodeAnswers(*(getattr(self, name)[pos] for name in NodeAnswers.__slots__))
+
+
+def dry_run(state: CycleState, index: PreemptionIndex, rows: np.ndarray,
+            nominated: np.ndarray | None, indep_ok: np.ndarray,
+            table: StatusTable) -> NodeAnswers:
+    """``SelectVictimsOnNode`` for ``rows`` at once: every lower-priority pod removed, the
+    prune verdict, then the reprieve (most important first), with ``nominated`` (per
+    row, requests of nominees that count; None: no nominees) held as running.
+
+    The filters with nominees (pass 1 of the two-pass check) decide alone: fit only gets
+    harder when pods are added, so pass 2 passes whenever pass 1 does.
+    """
+    cluster = state.cluster
+    priority = state.pod.priority
+    below = cluster.requested_below(priority, rows)
+    dropped, groups = resource_prune(state, cluster, rows, below, nominated)
+    drop = np.full(rows.size, -1, np.int32)
+    for mask, status in groups:
+        drop[mask] = table.code(status)
+    prio = index.prio[rows]
+    start = index.start[rows]
+    valid = (np.arange(prio.shape[1]) < index.count[rows][:, None]) & (prio < priority)
+    finite = np.isfinite(start)
+    latest = np.where(valid & finite, start, -np.inf).max(axis=1)
+    base = cluster.requested[rows] - below
+    if nominated is not None:
+        base += nominated
+    victim = reprieve(state, base, cluster.alloc[rows], index.req[rows], valid)
+    fast = ~index.pdb_hit[rows] & indep_ok[rows] & ~dropped & victim.any(axis=1)
+    highest = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
+    psum = np.where(victim, prio + INT32_OFFSET, 0).sum(axis=1)
+    count = victim.sum(axis=1)
+    top = victim & (prio == highest[:, None]) & finite
+    # Earliest real start among the top victims (inf if none started): a victim that
+    # has not started counts as ``now``, later than every real start on a fast node.
+    earliest = np.where(top, start, np.inf).min(axis=1)
+    return NodeAnswers(drop, fast, latest, highest, psum, count, earliest, victim)
+
+
 class PreemptionCache:
     """Per node, for one pod signature and priority: the prune verdict, the victims and
     the node-pick metrics, refreshed only for nodes in ``Snapshot.change_log`` since last
     use. What varies per decision (which nodes the failed cycle left, nominees, ``now``)
-    is applied in :meth:`prune` and :meth:`best`.
+    is applied in :meth:`prune`: nodes holding counting nominees are dry-run afresh there,
+    and those answers (``nominated``) stand for this decision only.
     """
 
-    __slots__ = ("index", "stamp", "pos", "table", "drop", "fast", "latest",
-                 "highest", "psum", "count", "earliest", "victim", "indep_ok", "state")
+    __slots__ = ("index", "stamp", "pos", "table", "answers", "indep_ok", "state",
+                 "nominated")
 
     def __init__(self, state: CycleState, filters: list[FilterPlugin], index: PreemptionIndex,
                  stamp: tuple) -> None:
@@ -184,14 +251,11 @@ class PreemptionCache:
         self.state = state
         self.pos = len(cluster.change_log)
         self.table = StatusTable()  # prune statuses by code
-        self.drop = np.full(n, -1, np.int32)  # id in ``table`` of the prune status, or -1
-        self.fast = np.zeros(n, bool)
-        self.latest = np.zeros(n, np.float64)
-        self.highest = np.zeros(n, np.int64)
-        self.psum = np.zeros(n, np.int64)
-        self.count = np.zeros(n, np.int64)
-        self.earliest = np.zeros(n, np.float64)
-        self.victim = np.zeros((n, index.width), bool)
+        self.answers = NodeAnswers(
+            np.full(n, -1, np.int32), np.zeros(n, bool), np.zeros(n, np.float64),
+            np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+            np.zeros(n, np.float64), np.zeros((n, index.width), bool))
+        self.nominated: tuple[NominatedRequests, NodeAnswers] | None = None
         everything = np.arange(n, dtype=np.int64)
         # Pod-independent filters never change verdicts when pods move (node_generation
         # is in the stamp), so they are evaluated once.
@@ -238,6 +302,7 @@ class PreemptionCache:
             entry = caches[key] = PreemptionCache(state, filters, index, stamp)
             return entry
         entry.state = state  # the same signature, but this pod's key and nominees
+        entry.nominated = None
         if entry.pos != len(cluster.change_log):
             rows = np.unique(np.array(cluster.change_log[entry.pos:], np.int64))
             entry.pos = len(cluster.change_log)
@@ -245,61 +310,63 @@ class PreemptionCache:
         return entry
 
     def _fill(self, rows: np.ndarray) -> None:
-        """Recompute ``rows`` (sorted node indices)."""
-        state, index = self.state, self.index
-        cluster = state.cluster
-        below = cluster.requested_below(state.pod.priority, rows)
-        dropped, groups = resource_prune(state, cluster, rows, below)
-        drop = np.full(rows.size, -1, np.int32)
-        for mask, status in groups:
-            drop[mask] = self.table.code(status)
-        self.drop[rows] = drop
-        prio = index.prio[rows]
-        start = index.start[rows]
-        valid = (np.arange(prio.shape[1]) < index.count[rows][:, None]) \
-            & (prio < state.pod.priority)
-        finite = np.isfinite(start)
-        self.latest[rows] = np.where(valid & finite, start, -np.inf).max(axis=1)
-        base = cluster.requested[rows] - below
-        victim = reprieve(state, base, cluster.alloc[rows], index.req[rows], valid)
-        self.fast[rows] = (~index.pdb_hit[rows] & self.indep_ok[rows] & ~dropped
-                           & victim.any(axis=1))
-        highest = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
-        self.highest[rows] = highest
-        self.psum[rows] = np.where(victim, prio + INT32_OFFSET, 0).sum(axis=1)
-        self.count[rows] = victim.sum(axis=1)
-        top = victim & (prio == highest[:, None]) & finite
-        # Earliest real start among the top victims (inf if none started): a victim that
-        # has not started counts as ``now``, later than every real start on a fast node.
-        self.earliest[rows] = np.where(top, start, np.inf).min(axis=1)
-        self.victim[rows] = victim
+        """Recompute ``rows`` (sorted node indices), nominees left out."""
+        dry_run(self.state, self.index, rows, None, self.indep_ok,
+                self.table).store(self.answers, rows)
 
-    def prune(self, order: np.ndarray, nominee_rows: list[int], now: float,
+    def prune(self, order: np.ndarray, nominated: NominatedRequests, now: float,
               statuses) -> tuple[np.ndarray, np.ndarray]:
         """Drop pruned nodes from ``order`` (recording their statuses); return the rest and
-        the mask of those whose answer this cache holds. Nodes with counting nominees
-        always take the reference path."""
-        codes = self.drop[order]
+        the mask of those whose answer this cache holds.
+
+        The nodes in ``nominated`` are dry-run here with their nominees' requests added;
+        those answers stand for this decision only. Should a nominee have brought a
+        resource column the cached answers lack, those nodes take the reference path.
+        """
+        base = self.answers
+        codes, fast, latest = base.drop[order], base.fast[order], base.latest[order]
+        self.nominated = None
+        if nominated.rows.size:
+            pos, hit = nominated.positions(order)
+            if hit.any() and nominated.requests.shape[1] == self.stamp[3]:
+                fresh = dry_run(self.state, self.index, nominated.rows, nominated.requests,
+                                self.indep_ok, self.table)
+                self.nominated = (nominated, fresh)
+                at = pos[hit]
+                codes[hit], fast[hit], latest[hit] = fresh.drop[at], fresh.fast[at], \
+                    fresh.latest[at]
+            else:
+                codes[hit], fast[hit] = -1, False
         drop = codes >= 0
-        nominee = np.isin(order, np.array(nominee_rows, np.int64)) if nominee_rows \
-            else np.zeros(order.size, bool)
-        drop &= ~nominee
         if drop.any():
             for code in np.unique(codes[drop]).tolist():
                 statuses.set_many(order[drop & (codes == code)], self.table.statuses[code])
-            order, nominee = order[~drop], nominee[~drop]
-        fast = self.fast[order] & (self.latest[order] < now) & ~nominee
-        return order, fast
+            keep = ~drop
+            order, fast, latest = order[keep], fast[keep], latest[keep]
+        return order, fast & (latest < now)
+
+    def _answers(self, rows: np.ndarray) -> NodeAnswers:
+        """The answers for ``rows``: this decision's for nodes holding nominees, else the
+        cached ones."""
+        answers = self.answers.take(rows)
+        if self.nominated is not None:
+            nominated, fresh = self.nominated
+            pos, hit = nominated.positions(rows)
+            if hit.any():
+                fresh.take(pos[hit]).store(answers, np.flatnonzero(hit))
+        return answers
 
     def candidate(self, i: int) -> Candidate:
         """The reference path's candidate for node ``i`` (no PDB covers its pods)."""
         pods = self.index.pods[i]
-        victims = [pods[k] for k in np.flatnonzero(self.victim[i]).tolist()]
+        victim = self._answers(np.array([i], np.int64)).victim[0]
+        victims = [pods[k] for k in np.flatnonzero(victim).tolist()]
         return Candidate(self.state.cluster.nodes[i].name, i, victims, 0)
 
     def metrics(self, rows: np.ndarray, now: float) -> CandidateMetrics:
         """Node-pick metrics of the cached nodes ``rows``."""
-        return CandidateMetrics(np.zeros(rows.size, np.int64), self.highest[rows],
-                                self.psum[rows], self.count[rows],
-                                np.minimum(self.earliest[rows], now),
+        answers = self._answers(rows)
+        return CandidateMetrics(np.zeros(rows.size, np.int64), answers.highest,
+                                answers.psum, answers.count,
+                                np.minimum(answers.earliest, now),
                                 self.state.cluster.name_rank[rows])
