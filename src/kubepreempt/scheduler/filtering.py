@@ -64,6 +64,11 @@ def filter_with_nominated(nominator: Nominator, state: CycleState, view: NodeVie
     return run_filters(state, view, filters)
 
 
+# CycleState.data key of the cycle's NominatedRequests, with what they were computed for
+# (the nominator and its version, the pod and its priority).
+NOMINATED_KEY = "kubepreempt/nominated-requests"
+
+
 class NominatedRequests:
     """The nodes holding nominees that count for a pod (priority >= its own, not the pod
     itself) and, per node, the nominees' summed requests: what upstream's
@@ -76,31 +81,51 @@ class NominatedRequests:
         self.requests = requests  # (rows, resources)
 
     @staticmethod
-    def of(cluster: Snapshot, nominator: Nominator, pod: Pod) -> NominatedRequests:
+    def of(cluster: Snapshot, nominator: Nominator, pod: Pod,
+           state: CycleState | None = None) -> NominatedRequests:
         """The nodes of ``cluster`` holding nominees that count for ``pod``, with their
-        summed requests."""
+        summed requests. With ``state`` (the pod's cycle), what an earlier call of the
+        cycle found is taken while the nominations are unchanged."""
+        if state is not None:
+            known = state.data.get(NOMINATED_KEY)
+            if known is not None and known[0] is nominator and known[2] is pod \
+                    and known[1] == nominator.version and known[3] == pod.priority \
+                    and known[4].requests.shape[1] == cluster.alloc.shape[1]:
+                return known[4]
+        found = NominatedRequests._compute(cluster, nominator, pod)
+        if state is not None:
+            state.data[NOMINATED_KEY] = (nominator, nominator.version, pod, pod.priority,
+                                         found)
+        return found
+
+    @staticmethod
+    def _compute(cluster: Snapshot, nominator: Nominator, pod: Pod) -> NominatedRequests:
         index = cluster.node_index
         by_node = sorted((index[name], pods) for name, pods
                          in nominator.counting_by_node(pod).items() if name in index)
-        # One request row per distinct requests (replicas of one template are alike).
-        shapes: dict[tuple, np.ndarray] = {}
-        vectors = []
-        for _, pods in by_node:
-            row = []
+        # Nominees counted per distinct requests (replicas of one template are alike),
+        # then one product with those requests' rows.
+        shapes: dict[tuple, int] = {}
+        vectors: list[np.ndarray] = []
+        at_row: list[int] = []
+        at_shape: list[int] = []
+        for j, (_, pods) in enumerate(by_node):
             for p in pods:
                 shape = tuple(p.requests.items())
-                vec = shapes.get(shape)
-                if vec is None:
-                    vec = shapes[shape] = cluster.request_vector(p)
-                row.append(vec)
-            vectors.append(row)
+                k = shapes.get(shape)
+                if k is None:
+                    k = shapes[shape] = len(vectors)
+                    vectors.append(cluster.request_vector(p))
+                at_row.append(j)
+                at_shape.append(k)
         # A nominee may have brought a resource column of its own: every row is widened.
         width = cluster.alloc.shape[1]
-        requests = np.zeros((len(by_node), width), np.int64)
-        for j, row in enumerate(vectors):
-            for vec in row:
-                requests[j, :vec.size] += vec
-        return NominatedRequests(np.array([i for i, _ in by_node], np.int64), requests)
+        table = np.zeros((len(vectors), width), np.int64)
+        for k, vec in enumerate(vectors):
+            table[k, :vec.size] = vec
+        counts = np.zeros((len(by_node), len(vectors)), np.int64)
+        np.add.at(counts, (np.array(at_row, np.int64), np.array(at_shape, np.int64)), 1)
+        return NominatedRequests(np.array([i for i, _ in by_node], np.int64), counts @ table)
 
     def subset(self, keep: np.ndarray) -> NominatedRequests:
         """Only the rows where ``keep`` (a mask over ``rows``) is set."""
@@ -184,7 +209,7 @@ def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: Cycl
     :func:`filter_nominated` can (same verdicts), else one by one.
     """
     n = len(cluster.nodes)
-    nominated = NominatedRequests.of(cluster, nominator, pod)
+    nominated = NominatedRequests.of(cluster, nominator, pod, state)
     special = nominated.rows.tolist()
     if known is not None:
         statuses = known

@@ -28,16 +28,19 @@ class Nominator:
 
     def __init__(self) -> None:
         self._by_node: dict[str, dict[str, Pod]] = defaultdict(dict)
+        self.version = 0  # changes with every nomination added or cleared
 
     def add(self, pod: Pod, node_name: str) -> None:
         """Nominate ``pod`` to ``node_name`` (replacing an earlier nomination)."""
         self.remove(pod)
+        self.version += 1
         pod.nominated_node_name = node_name
         if node_name:
             self._by_node[node_name][pod.key] = pod
 
     def remove(self, pod: Pod) -> None:
         """Clear ``pod``'s nomination."""
+        self.version += 1
         old = pod.nominated_node_name
         if old and old in self._by_node:
             self._by_node[old].pop(pod.key, None)
@@ -55,7 +58,10 @@ class Nominator:
 
     def nodes_counting_for(self, pod: Pod) -> set[str]:
         """Nodes holding a nominee that counts as running for ``pod``."""
-        return set(self.counting_by_node(pod))
+        priority, key = pod.priority, pod.key
+        # (the dictionaries are keyed by pod key: ``counts_for`` without the key property)
+        return {node for node, pods in self._by_node.items()
+                if any(p.priority >= priority and k != key for k, p in pods.items())}
 
     def counting_by_node(self, pod: Pod) -> dict[str, list[Pod]]:
         """Node name -> the pods nominated there that count as running for ``pod``
@@ -63,7 +69,7 @@ class Nominator:
         out: dict[str, list[Pod]] = {}
         priority, key = pod.priority, pod.key
         for node, pods in self._by_node.items():
-            counting = [p for p in pods.values() if p.priority >= priority and p.key != key]
+            counting = [p for k, p in pods.items() if p.priority >= priority and k != key]
             if counting:
                 out[node] = counting
         return out

@@ -165,7 +165,8 @@ class Evaluator:
             order = np.roll(order, -self.rng.randrange(order.size))
             min_pct, min_abs = self._window()
             limit = min(max(order.size * min_pct // 100, min_abs), order.size)
-        nominated = NominatedRequests.of(self.scheduler.cluster, self.scheduler.nominator, pod)
+        nominated = NominatedRequests.of(self.scheduler.cluster, self.scheduler.nominator, pod,
+                                         state)
         nominees = nominated.rows.tolist()
         cache = PreemptionCache.of(state, filters) if self.fast else None
         if cache is not None:

@@ -105,6 +105,9 @@ class PreemptionIndex:
         self.pdb_hit = np.zeros(n, bool)
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.pdb_count = len(cluster.pdbs)
+        # Request rows by requests (pods of one template are alike); the columns are
+        # fixed for the index's life (``stamp``).
+        self.vectors: dict[tuple, np.ndarray] = {}
         for i in range(n):
             self._row(i)
 
@@ -159,10 +162,15 @@ class PreemptionIndex:
         self.prio[i, :] = 0
         self.start[i, :] = 0.0
         self.req[i] = 0
+        vectors = self.vectors
         for j, p in enumerate(pods):
             self.prio[i, j] = p.priority
             self.start[i, j] = inf if p.start_time is None else p.start_time
-            self.req[i, j] = cluster.request_vector(p)
+            shape = tuple(p.requests.items())
+            vec = vectors.get(shape)
+            if vec is None:
+                vec = vectors[shape] = cluster.request_vector(p)
+            self.req[i, j] = vec
         if cluster.pdbs:
             self.pdb_hit[i] = any(pdb_covers(pdb, p) for p in pods for pdb in cluster.pdbs)
 
@@ -185,12 +193,19 @@ class NodeAnswers:
         self.earliest = earliest
         self.victim = victim  # (rows, index width): which of the node's pods go
 
+    @staticmethod
+    def empty(n: int, width: int) -> NodeAnswers:
+        """Answers for ``n`` nodes of up to ``width`` pods, none computed yet."""
+        return NodeAnswers(np.full(n, -1, np.int32), np.zeros(n, bool), np.zeros(n, np.float64),
+                           np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                           np.zeros(n, np.float64), np.zeros((n, width), bool))
+
     def store(self, into: NodeAnswers, rows: np.ndarray) -> None:
         """Write these answers into ``into`` at ``rows``."""
         for name in NodeAnswers.__slots__:
             getattr(into, name)[rows] = getattr(self, name)
 
-    def take(self, pos: np.ndarray) -> NodeAnswers:
+    def take(self, pos: np.ndarray | slice) -> NodeAnswers:
         """The answers at positions ``pos``."""
         return NodeAnswers(*(getattr(self, name)[pos] for name in NodeAnswers.__slots__))
 
@@ -236,12 +251,15 @@ class PreemptionCache:
     """Per node, for one pod signature and priority: the prune verdict, the victims and
     the node-pick metrics, refreshed only for nodes in ``Snapshot.change_log`` since last
     use. What varies per decision (which nodes the failed cycle left, nominees, ``now``)
-    is applied in :meth:`prune`: nodes holding counting nominees are dry-run afresh there,
-    and those answers (``nominated``) stand for this decision only.
+    is applied in :meth:`prune`.
+
+    Nodes holding nominees that count have answers of their own (``with_nominees``),
+    each for the nominees' summed requests it was computed with (``nominee_sums``): a
+    node is dry-run again only when those requests or the node changed.
     """
 
     __slots__ = ("index", "stamp", "pos", "table", "answers", "indep_ok", "state",
-                 "nominated")
+                 "with_nominees", "nominee_sums", "nominee_known", "counting", "changed")
 
     def __init__(self, state: CycleState, filters: list[FilterPlugin], index: PreemptionIndex,
                  stamp: tuple) -> None:
@@ -251,11 +269,14 @@ class PreemptionCache:
         self.state = state
         self.pos = len(cluster.change_log)
         self.table = StatusTable()  # prune statuses by code
-        self.answers = NodeAnswers(
-            np.full(n, -1, np.int32), np.zeros(n, bool), np.zeros(n, np.float64),
-            np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-            np.zeros(n, np.float64), np.zeros((n, index.width), bool))
-        self.nominated: tuple[NominatedRequests, NodeAnswers] | None = None
+        self.answers = NodeAnswers.empty(n, index.width)
+        self.with_nominees = NodeAnswers.empty(n, index.width)
+        # the nominees' requests each node's ``with_nominees`` answer is for (valid where
+        # ``nominee_known``)
+        self.nominee_sums = np.zeros((n, stamp[3]), np.int64)
+        self.nominee_known = np.zeros(n, bool)
+        self.counting = np.zeros(n, bool)  # this decision's nodes with counting nominees
+        self.changed = np.zeros(0, np.int64)  # nodes changed since their answers were computed
         everything = np.arange(n, dtype=np.int64)
         # Pod-independent filters never change verdicts when pods move (node_generation
         # is in the stamp), so they are evaluated once.
@@ -264,7 +285,8 @@ class PreemptionCache:
             if plugin.name in POD_INDEPENDENT_FILTERS:
                 for bad, _st in plugin.filter_nodes(state, everything):
                     self.indep_ok[bad] = False
-        self._fill(everything)
+        dry_run(state, index, everything, None, self.indep_ok,
+                self.table).store(self.answers, everything)
 
     @staticmethod
     def applies(filters: list[FilterPlugin]) -> bool:
@@ -302,39 +324,61 @@ class PreemptionCache:
             entry = caches[key] = PreemptionCache(state, filters, index, stamp)
             return entry
         entry.state = state  # the same signature, but this pod's key and nominees
-        entry.nominated = None
+        entry.counting[:] = False
         if entry.pos != len(cluster.change_log):
-            rows = np.unique(np.array(cluster.change_log[entry.pos:], np.int64))
+            rows = np.array(cluster.change_log[entry.pos:], np.int64)
             entry.pos = len(cluster.change_log)
-            entry._fill(rows)
+            entry.changed = np.union1d(entry.changed, rows)
         return entry
 
-    def _fill(self, rows: np.ndarray) -> None:
-        """Recompute ``rows`` (sorted node indices), nominees left out."""
-        dry_run(self.state, self.index, rows, None, self.indep_ok,
-                self.table).store(self.answers, rows)
+    def _refresh(self, nominated: NominatedRequests | None) -> None:
+        """Recompute the nodes changed since last use and, for the nodes of
+        ``nominated``, the answers with nominees whose nominees or pods changed since:
+        one dry run over both (its per-call cost is most of it for a few nodes)."""
+        changed = self.changed
+        self.changed = np.zeros(0, np.int64)
+        self.nominee_known[changed] = False
+        rows, extra = changed, None
+        if nominated is not None:
+            stale_rows, requests = nominated.rows, nominated.requests
+            stale = ~self.nominee_known[stale_rows] \
+                | (self.nominee_sums[stale_rows] != requests).any(axis=1)
+            if stale.any():
+                stale_rows, requests = stale_rows[stale], requests[stale]
+                rows = np.concatenate([changed, stale_rows])
+                extra = np.concatenate([np.zeros((changed.size, requests.shape[1]),
+                                                 np.int64), requests])
+                self.nominee_sums[stale_rows] = requests
+                self.nominee_known[stale_rows] = True
+            self.counting[nominated.rows] = True
+        if not rows.size:
+            return
+        answers = dry_run(self.state, self.index, rows, extra, self.indep_ok, self.table)
+        cut = changed.size
+        if cut:
+            answers.take(slice(0, cut)).store(self.answers, changed)
+        if rows.size > cut:
+            answers.take(slice(cut, None)).store(self.with_nominees, rows[cut:])
 
     def prune(self, order: np.ndarray, nominated: NominatedRequests, now: float,
               statuses) -> tuple[np.ndarray, np.ndarray]:
         """Drop pruned nodes from ``order`` (recording their statuses); return the rest and
         the mask of those whose answer this cache holds.
 
-        The nodes in ``nominated`` are dry-run here with their nominees' requests added;
-        those answers stand for this decision only. Should a nominee have brought a
-        resource column the cached answers lack, those nodes take the reference path.
+        The nodes in ``nominated`` are answered with their nominees' requests added.
+        Should a nominee have brought a resource column the cached answers lack, those
+        nodes take the reference path.
         """
+        hit = nominated.positions(order)[1]
+        usable = hit.any() and nominated.requests.shape[1] == self.stamp[3]
+        self._refresh(nominated if usable else None)
         base = self.answers
         codes, fast, latest = base.drop[order], base.fast[order], base.latest[order]
-        self.nominated = None
-        if nominated.rows.size:
-            pos, hit = nominated.positions(order)
-            if hit.any() and nominated.requests.shape[1] == self.stamp[3]:
-                fresh = dry_run(self.state, self.index, nominated.rows, nominated.requests,
-                                self.indep_ok, self.table)
-                self.nominated = (nominated, fresh)
-                at = pos[hit]
-                codes[hit], fast[hit], latest[hit] = fresh.drop[at], fresh.fast[at], \
-                    fresh.latest[at]
+        if hit.any():
+            if usable:
+                at, extra = order[hit], self.with_nominees
+                codes[hit], fast[hit], latest[hit] = extra.drop[at], extra.fast[at], \
+                    extra.latest[at]
             else:
                 codes[hit], fast[hit] = -1, False
         drop = codes >= 0
@@ -346,14 +390,13 @@ class PreemptionCache:
         return order, fast & (latest < now)
 
     def _answers(self, rows: np.ndarray) -> NodeAnswers:
-        """The answers for ``rows``: this decision's for nodes holding nominees, else the
-        cached ones."""
+        """The answers for ``rows``: with this decision's nominees where they count."""
+        if self.changed.size:
+            self._refresh(None)
         answers = self.answers.take(rows)
-        if self.nominated is not None:
-            nominated, fresh = self.nominated
-            pos, hit = nominated.positions(rows)
-            if hit.any():
-                fresh.take(pos[hit]).store(answers, np.flatnonzero(hit))
+        hit = self.counting[rows]
+        if hit.any():
+            self.with_nominees.take(rows[hit]).store(answers, np.flatnonzero(hit))
         return answers
 
     def candidate(self, i: int) -> Candidate:
