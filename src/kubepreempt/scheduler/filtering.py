@@ -131,14 +131,6 @@ class NominatedRequests:
         """Only the rows where ``keep`` (a mask over ``rows``) is set."""
         return NominatedRequests(self.rows[keep], self.requests[keep])
 
-    def positions(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For each node in ``order``: its position in ``rows`` (valid where the mask says
-        it is one of them) and that mask."""
-        if not self.rows.size:
-            return np.zeros(order.size, np.int64), np.zeros(order.size, bool)
-        pos = np.minimum(np.searchsorted(self.rows, order), self.rows.size - 1)
-        return pos, self.rows[pos] == order
-
 
 def filter_nominated(state: CycleState, filters: list[FilterPlugin],
                      nominated: NominatedRequests,

@@ -29,6 +29,8 @@ class Nominator:
     def __init__(self) -> None:
         self._by_node: dict[str, dict[str, Pod]] = defaultdict(dict)
         self.version = 0  # changes with every nomination added or cleared
+        # the last counting_by_node answer: (version, pod, its priority, answer)
+        self._memo: tuple[int, Pod, int, dict[str, list[Pod]]] | None = None
 
     def add(self, pod: Pod, node_name: str) -> None:
         """Nominate ``pod`` to ``node_name`` (replacing an earlier nomination)."""
@@ -58,20 +60,24 @@ class Nominator:
 
     def nodes_counting_for(self, pod: Pod) -> set[str]:
         """Nodes holding a nominee that counts as running for ``pod``."""
-        priority, key = pod.priority, pod.key
-        # (the dictionaries are keyed by pod key: ``counts_for`` without the key property)
-        return {node for node, pods in self._by_node.items()
-                if any(p.priority >= priority and k != key for k, p in pods.items())}
+        return set(self.counting_by_node(pod))
 
     def counting_by_node(self, pod: Pod) -> dict[str, list[Pod]]:
         """Node name -> the pods nominated there that count as running for ``pod``
-        (nodes with none left out)."""
+        (nodes with none left out). Shared with later calls for the same pod while the
+        nominations are unchanged: read it, do not change it."""
+        memo = self._memo
+        if memo is not None and memo[0] == self.version and memo[1] is pod \
+                and memo[2] == pod.priority:
+            return memo[3]
         out: dict[str, list[Pod]] = {}
         priority, key = pod.priority, pod.key
         for node, pods in self._by_node.items():
+            # (keyed by pod key: ``counts_for`` without the key property)
             counting = [p for k, p in pods.items() if p.priority >= priority and k != key]
             if counting:
                 out[node] = counting
+        self._memo = (self.version, pod, pod.priority, out)
         return out
 
     def __len__(self) -> int:

@@ -369,7 +369,7 @@ class PreemptionCache:
         Should a nominee have brought a resource column the cached answers lack, those
         nodes take the reference path.
         """
-        hit = nominated.positions(order)[1]
+        hit = self._nominated_mask(nominated)[order]
         usable = hit.any() and nominated.requests.shape[1] == self.stamp[3]
         self._refresh(nominated if usable else None)
         base = self.answers
@@ -389,27 +389,35 @@ class PreemptionCache:
             order, fast, latest = order[keep], fast[keep], latest[keep]
         return order, fast & (latest < now)
 
-    def _answers(self, rows: np.ndarray) -> NodeAnswers:
-        """The answers for ``rows``: with this decision's nominees where they count."""
+    def _nominated_mask(self, nominated: NominatedRequests) -> np.ndarray:
+        """Boolean over the nodes: those of ``nominated``."""
+        mask = np.zeros(self.counting.size, bool)
+        mask[nominated.rows] = True
+        return mask
+
+    def _answers(self, rows: np.ndarray, fields: tuple[str, ...]) -> list[np.ndarray]:
+        """``fields`` of the answers for ``rows``: with this decision's nominees where
+        they count."""
         if self.changed.size:
             self._refresh(None)
-        answers = self.answers.take(rows)
+        out = [getattr(self.answers, name)[rows] for name in fields]
         hit = self.counting[rows]
         if hit.any():
-            self.with_nominees.take(rows[hit]).store(answers, np.flatnonzero(hit))
-        return answers
+            at = rows[hit]
+            for arr, name in zip(out, fields, strict=True):
+                arr[hit] = getattr(self.with_nominees, name)[at]
+        return out
 
     def candidate(self, i: int) -> Candidate:
         """The reference path's candidate for node ``i`` (no PDB covers its pods)."""
         pods = self.index.pods[i]
-        victim = self._answers(np.array([i], np.int64)).victim[0]
+        victim = self._answers(np.array([i], np.int64), ("victim",))[0][0]
         victims = [pods[k] for k in np.flatnonzero(victim).tolist()]
         return Candidate(self.state.cluster.nodes[i].name, i, victims, 0)
 
     def metrics(self, rows: np.ndarray, now: float) -> CandidateMetrics:
         """Node-pick metrics of the cached nodes ``rows``."""
-        answers = self._answers(rows)
-        return CandidateMetrics(np.zeros(rows.size, np.int64), answers.highest,
-                                answers.psum, answers.count,
-                                np.minimum(answers.earliest, now),
-                                self.state.cluster.name_rank[rows])
+        highest, psum, count, earliest = self._answers(
+            rows, ("highest", "psum", "count", "earliest"))
+        return CandidateMetrics(np.zeros(rows.size, np.int64), highest, psum, count,
+                                np.minimum(earliest, now), self.state.cluster.name_rank[rows])
