@@ -64,8 +64,8 @@ class Nominator:
 
     def counting_by_node(self, pod: Pod) -> dict[str, list[Pod]]:
         """Node name -> the pods nominated there that count as running for ``pod``
-        (nodes with none left out). Shared with later calls for the same pod while the
-        nominations are unchanged: read it, do not change it."""
+        (``counts_for``; nodes with none left out). Shared with later calls for the same
+        pod while the nominations are unchanged: read it, do not change it."""
         memo = self._memo
         if memo is not None and memo[0] == self.version and memo[1] is pod \
                 and memo[2] == pod.priority:
@@ -73,7 +73,6 @@ class Nominator:
         out: dict[str, list[Pod]] = {}
         priority, key = pod.priority, pod.key
         for node, pods in self._by_node.items():
-            # (keyed by pod key: ``counts_for`` without the key property)
             counting = [p for k, p in pods.items() if p.priority >= priority and k != key]
             if counting:
                 out[node] = counting

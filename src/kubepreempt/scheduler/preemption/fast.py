@@ -108,8 +108,7 @@ class PreemptionIndex:
         # Request rows by requests (pods of one template are alike); the columns are
         # fixed for the index's life (``stamp``).
         self.vectors: dict[tuple, np.ndarray] = {}
-        for i in range(n):
-            self._row(i)
+        self._rows(list(range(n)))
 
     @staticmethod
     def of(cluster: Snapshot) -> PreemptionIndex:
@@ -126,8 +125,7 @@ class PreemptionIndex:
             index._add_rows()
         log = cluster.change_log
         if index.pos != len(log):
-            for i in set(log[index.pos:]):
-                index._row(i)
+            index._rows(sorted(set(log[index.pos:])))
             index.pos = len(log)
         return index
 
@@ -142,37 +140,70 @@ class PreemptionIndex:
         self.count = np.pad(self.count, (0, n - old))
         self.pdb_hit = np.pad(self.pdb_hit, (0, n - old))
         self.pods.extend([] for _ in range(old, n))
-        for i in range(old, n):
-            self._row(i)
+        self._rows(list(range(old, n)))
 
-    def _row(self, i: int) -> None:
+    def _rows(self, rows: list[int]) -> None:
+        """Rebuild ``rows`` (node indices) from the cluster: a few array stores in all."""
         cluster = self.cluster
         inf = float("inf")
-        pods = sorted(cluster.node_pods[i].values(), key=lambda p: (
-            -p.priority, inf if p.start_time is None else p.start_time, p.key))
-        k = len(pods)
-        if k > self.width:
-            grow = max(k, 2 * self.width) - self.width
+
+        def importance(p: Pod) -> tuple:
+            return (-p.priority, inf if p.start_time is None else p.start_time, p.key)
+
+        node_pods, pods_of = cluster.node_pods, self.pods
+        widest = 0
+        for i in rows:
+            pods = pods_of[i] = sorted(node_pods[i].values(), key=importance)
+            widest = max(widest, len(pods))
+        if widest > self.width:
+            grow = max(widest, 2 * self.width) - self.width
             self.width += grow
             self.prio = np.pad(self.prio, ((0, 0), (0, grow)))
             self.start = np.pad(self.start, ((0, 0), (0, grow)))
             self.req = np.pad(self.req, ((0, 0), (0, grow), (0, 0)))
-        self.pods[i] = pods
-        self.count[i] = k
-        self.prio[i, :] = 0
-        self.start[i, :] = 0.0
-        self.req[i] = 0
-        vectors = self.vectors
-        for j, p in enumerate(pods):
-            self.prio[i, j] = p.priority
-            self.start[i, j] = inf if p.start_time is None else p.start_time
-            shape = tuple(p.requests.items())
-            vec = vectors.get(shape)
-            if vec is None:
-                vec = vectors[shape] = cluster.request_vector(p)
-            self.req[i, j] = vec
+        vectors = self.vectors  # request rows by requests
+        shapes: dict[tuple, int] = {}
+        # Pods loaded from a dump share their shape's requests dict: by its id first
+        # (every dict is alive during the call, so ids are unique), then by content.
+        by_id: dict[int, int] = {}
+        table: list[np.ndarray] = []
+        at_row: list[int] = []
+        at_col: list[int] = []
+        prio: list[int] = []
+        start: list[float] = []
+        shape_of: list[int] = []
+        for i in rows:
+            for j, p in enumerate(pods_of[i]):
+                at_row.append(i)
+                at_col.append(j)
+                prio.append(p.priority)
+                start.append(inf if p.start_time is None else p.start_time)
+                k = by_id.get(id(p.requests))
+                if k is None:
+                    shape = tuple(p.requests.items())
+                    k = shapes.get(shape)
+                    if k is None:
+                        vec = vectors.get(shape)
+                        if vec is None:
+                            vec = vectors[shape] = cluster.request_vector(p)
+                        k = shapes[shape] = len(table)
+                        table.append(vec)
+                    by_id[id(p.requests)] = k
+                shape_of.append(k)
+        where = np.array(rows, np.int64)
+        self.count[where] = [len(pods_of[i]) for i in rows]
+        self.prio[where] = 0
+        self.start[where] = 0.0
+        self.req[where] = 0
+        if at_row:
+            cells = (np.array(at_row, np.int64), np.array(at_col, np.int64))
+            self.prio[cells] = prio
+            self.start[cells] = start
+            self.req[cells] = np.array(table, np.int64)[np.array(shape_of, np.int64)]
         if cluster.pdbs:
-            self.pdb_hit[i] = any(pdb_covers(pdb, p) for p in pods for pdb in cluster.pdbs)
+            for i in rows:
+                self.pdb_hit[i] = any(pdb_covers(pdb, p) for p in pods_of[i]
+                                      for pdb in cluster.pdbs)
 
 
 class NodeAnswers:
