@@ -2,7 +2,7 @@
 
 from builders import cluster_of, node, pod
 
-from kubepreempt.scheduler.filtering import NominatedRequests
+from kubepreempt.scheduler.nominated_requests import NominatedRequests
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.snapshot import PODS
 

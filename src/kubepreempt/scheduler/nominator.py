@@ -73,9 +73,13 @@ class Nominator:
         out: dict[str, list[Pod]] = {}
         priority, key = pod.priority, pod.key
         for node, pods in self._by_node.items():
-            counting = [p for k, p in pods.items() if p.priority >= priority and k != key]
-            if counting:
-                out[node] = counting
+            for k, p in pods.items():  # (a loop, not a comprehension: called per node)
+                if p.priority >= priority and k != key:
+                    counting = out.get(node)
+                    if counting is None:
+                        out[node] = [p]
+                    else:
+                        counting.append(p)
         self._memo = (self.version, pod, pod.priority, out)
         return out
 

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubepreempt.api.objects import PREEMPT_NEVER, Pod
-from kubepreempt.scheduler.filtering import NominatedRequests
 from kubepreempt.scheduler.framework import (
     Code,
     CycleState,
@@ -39,6 +38,7 @@ from kubepreempt.scheduler.framework import (
     Status,
     unresolvable,
 )
+from kubepreempt.scheduler.nominated_requests import NominatedRequests
 from kubepreempt.scheduler.nominator import lower_priority_nominees
 from kubepreempt.scheduler.preemption.fast import PreemptionCache, resource_prune
 from kubepreempt.scheduler.preemption.pick import Candidate, pick_candidate, pick_one_node

@@ -5,16 +5,20 @@ what the reference (``victims.select_victims_on_node`` and ``pick.pick_one_node`
 node by node, under conditions checked here:
 
 - :func:`resource_prune`: nodes where the pod does not fit even without every
-  lower-priority pod, with the NodeResourcesFit (or "no victims") status the reference
-  would record. Exact when NodeResourcesFit is the first filter that could still fail
-  there (no NodePorts filter, no nominees that count).
+  lower-priority pod (with the requests of nominees that count there, when given), with
+  the NodeResourcesFit (or "no victims") status the reference would record. Exact when
+  NodeResourcesFit is the first filter that could still fail there (no NodePorts filter).
 - :class:`PreemptionIndex`: each node's bound pods in importance order, as arrays.
-- :class:`PreemptionCache`: per pod signature, each node's prune verdict, victims (the
-  greedy reprieve run for every node at once, one column — the k-th pod — at a time) and
-  node-pick metrics, refreshed only for nodes changed since (``Snapshot.change_log``). A
-  node's answer is taken from here only when the reference could not differ: every active
-  filter is NodeResourcesFit or pod-independent, no PDB covers its pods, no nominee counts
-  there, and every start time on it is before ``now``.
+- :func:`dry_run`: ``SelectVictimsOnNode`` for many nodes at once (prune, then the greedy
+  reprieve one column — the k-th pod — at a time), nominees that count held as running
+  (upstream ``addGENominatedPods``; fit only gets harder as pods are added, so the
+  second pass without them is implied).
+- :class:`PreemptionCache`: per pod signature, each node's dry-run answers, refreshed
+  only for nodes changed since (``Snapshot.change_log``); nodes holding counting nominees
+  have answers of their own, kept while the node and its nominees' requests are
+  unchanged. A node's answer is taken from here only when the reference could not
+  differ: every active filter is NodeResourcesFit or pod-independent, no PDB covers its
+  pods, and every start time on it is before ``now``.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ import numpy as np
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.cache import caches_of, node_cached
-from kubepreempt.scheduler.filtering import POD_INDEPENDENT_FILTERS, NominatedRequests
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.scheduler.nominated_requests import POD_INDEPENDENT_FILTERS, NominatedRequests
 from kubepreempt.scheduler.plugins.node_resources import (
     IGNORED_KEY,
     beyond_allocatable,
