@@ -10,7 +10,7 @@ This is the library entry point behind ``kubepreempt schedule``::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ from kubepreempt.scheduler.framework import Status
 from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
 from kubepreempt.scheduler.preemption.victim_units import VictimGroups
 from kubepreempt.scheduler.scheduler import Scheduler
+from kubepreempt.scheduler.statuses import NodeStatuses
 
 __all__ = ["IGNORED", "PREEMPT", "SCHEDULED", "SCHEDULING_GATED", "SKIPPED", "UNSCHEDULABLE",
            "Decision", "Modelled", "decision_from", "load_cluster", "resolve_pod",
@@ -64,6 +65,48 @@ class _ScoreParts:
         return out
 
 
+class StatusesByName(Mapping[str, Status]):
+    """Node name -> status of one cycle, as a read-only mapping built on first read.
+
+    A failed cycle on a large cluster has a status for nearly every node; most callers
+    (``schedule -f`` placing thousands of pods) never look at them, and the dictionary
+    would cost more than the cycle. Holds a copy of the statuses and of the node list.
+    """
+
+    __slots__ = ("_source", "_nodes", "_built")
+
+    def __init__(self, statuses: NodeStatuses, nodes: list[Node]) -> None:
+        self._source: NodeStatuses | None = statuses.copy()
+        self._nodes: list[Node] | None = list(nodes)
+        self._built: dict[str, Status] | None = None
+
+    def _dict(self) -> dict[str, Status]:
+        if self._built is None:
+            assert self._source is not None and self._nodes is not None
+            self._built = self._source.named(self._nodes)
+            self._source = self._nodes = None
+        return self._built
+
+    def __getitem__(self, name: str) -> Status:
+        return self._dict()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self._dict())
+
+    def __repr__(self) -> str:
+        return repr(self._dict())
+
+
+def _by_name(statuses: Mapping[int, Status], nodes: list[Node]) -> Mapping[str, Status]:
+    """Node index -> status as node name -> status (lazily for :class:`NodeStatuses`)."""
+    if isinstance(statuses, NodeStatuses):
+        return StatusesByName(statuses, nodes)
+    return {nodes[i].name: s for i, s in statuses.items()}
+
+
 @dataclass(slots=True, eq=False)
 class Decision:
     """The outcome for one pod, with everything ``--explain`` shows.
@@ -81,11 +124,11 @@ class Decision:
     message: str = ""
     pdb_violations: int = 0
     cleared_nominations: list[str] = field(default_factory=list)
-    statuses: dict[str, Status] = field(default_factory=dict)
+    statuses: Mapping[str, Status] = field(default_factory=dict)
     _score_parts: _ScoreParts | None = field(default=None, repr=False)
     preemption: PreemptionResult | None = None
     num_nodes: int = 0
-    preemption_statuses: dict[str, Status] = field(default_factory=dict)
+    preemption_statuses: Mapping[str, Status] = field(default_factory=dict)
     _scores: dict[str, dict[str, int]] | None = field(default=None, repr=False)
     profile: str | None = None  # schedulerName of the deciding profile (None: ignored)
     modelled: Modelled = DEFAULT  # the Kubernetes release and gates it was decided with
@@ -223,7 +266,7 @@ def resolve_release(release: Modelled | str | None) -> Modelled:
 def decision_from(cycle: CycleResult, cluster: Cluster) -> Decision:
     """The library's :class:`Decision` for one cycle's result."""
     nodes = cluster.nodes
-    statuses = {nodes[i].name: s for i, s in cycle.statuses.items()}
+    statuses = _by_name(cycle.statuses, nodes)
     out = Decision(cycle.pod.key, cycle.result, cycle.node_name, message=cycle.message,
                    statuses=statuses, num_nodes=cycle.num_nodes, profile=cycle.profile)
     if cycle.scores:
@@ -231,7 +274,7 @@ def decision_from(cycle: CycleResult, cluster: Cluster) -> Decision:
     pre = cycle.preemption
     if pre is not None:
         out.preemption = pre
-        out.preemption_statuses = {nodes[i].name: s for i, s in pre.statuses.items()}
+        out.preemption_statuses = _by_name(pre.statuses, nodes)
         if cycle.result == PREEMPT:
             out.victims = [p.key for p in pre.victims]
             out.pdb_violations = pre.pdb_violations

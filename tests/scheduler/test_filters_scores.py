@@ -231,3 +231,22 @@ def test_daemonset_pod_preempts_on_its_node() -> None:
                    pod("p", "1", priority=10, spec_extra=_daemonset_affinity("a")))
     d = schedule(c, "default/p")
     assert (d.result, d.node, d.victims) == ("preempt", "a", ["default/x"])
+
+
+def test_statuses_by_node_name_are_the_cycles_own() -> None:
+    # Read after the cluster moved on (a pod bound, a node added), a decision's statuses
+    # are still those of its cycle, keyed by node name, and compare as a dict. 2 cpu is
+    # more than a's and c's whole allocatable: UnschedulableAndUnresolvable (fitsRequest).
+    from kubepreempt.api.errors import Source
+    from kubepreempt.api.objects import parse_node
+    from kubepreempt.scheduler.framework import unresolvable
+
+    c = cluster_of(node("a", cpu="1"), node("b", cpu="4"), node("c", cpu="1"),
+                   pod("p", "2"), pod("q", "3"))
+    d = schedule(c, "default/p", preemption=False)
+    c.bind(c.pending["default/q"], "b")
+    c.add_node(parse_node(node("aa", cpu="1"), Source()))
+    short = unresolvable("NodeResourcesFit", "Insufficient cpu")
+    assert d.statuses == {"a": short, "c": short}
+    assert sorted(d.statuses) == ["a", "c"] and "b" not in d.statuses
+    assert d.to_json(explain=True)["nodes"]["c"]["reasons"] == ["Insufficient cpu"]

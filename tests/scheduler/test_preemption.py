@@ -352,6 +352,62 @@ def test_equal_priority_nominee_keeps_its_nomination() -> None:
     assert d.cleared_nominations == []
 
 
+def test_equal_priority_nominee_takes_room_the_reprieve_would_give_back() -> None:
+    # SelectVictimsOnNode runs the filters with the nominees of equal or higher priority
+    # added (addGENominatedPods). n1 (4 cpu): without its lower pods and with the 2-cpu
+    # peer nominated there, 2 + 2 <= 4 fits; reprieve most important first: early (1 cpu,
+    # started first) 1 + 2 + 2 > 4 -> victim; late (2 cpu) 2 + 2 + 2 > 4 -> victim.
+    # Without the peer, early would be reprieved (1 + 2 <= 4). n2's only victim has
+    # priority 5, so n1 (highest victim priority 0) wins.
+    c = cluster_of(node("n1", cpu="4"), node("n2", cpu="4"),
+                   pod("early", "1", node_name="n1", priority=0, start=T0),
+                   pod("late", "2", node_name="n1", priority=0, start=T1),
+                   pod("mid", "3", node_name="n2", priority=5, start=T0),
+                   pod("peer", "2", priority=10, status_extra={"nominatedNodeName": "n1"}),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, sorted(d.victims)) == ("preempt", "n1",
+                                                     ["default/early", "default/late"])
+    assert d.cleared_nominations == []
+
+
+def test_higher_priority_nominee_leaves_no_room_even_without_lower_pods() -> None:
+    # n1: without its priority-0 pod, the priority-20 nominee (3 cpu) and the new pod
+    # (2 cpu) still exceed 4 cpu: not a candidate, with NodeResourcesFit's status. The
+    # lower-priority nominee there counts for nothing. n2's priority-5 pod goes instead.
+    c = cluster_of(node("n1", cpu="4"), node("n2", cpu="4"),
+                   pod("low", "2", node_name="n1", priority=0, start=T0),
+                   pod("mid", "3", node_name="n2", priority=5, start=T0),
+                   pod("vip", "3", priority=20, status_extra={"nominatedNodeName": "n1"}),
+                   pod("small", "1", priority=1, status_extra={"nominatedNodeName": "n1"}),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, d.victims) == ("preempt", "n2", ["default/mid"])
+    assert d.preemption_statuses["n1"].reasons == ("Insufficient cpu",)
+    assert d.statuses["n1"].reasons == ("Insufficient cpu",)
+
+
+def test_terminating_victims_on_a_nominee_node_are_counted_again() -> None:
+    # After an earlier preemption on n1, its victim "going" is still terminating (it holds
+    # its 2 cpu until its grace period ends) and the preemptor "peer" (2 cpu, priority 10)
+    # is nominated there. For another priority-10 pod, n1 without its lower pods fits
+    # 2 + 2 <= 4; going (started first) is reprieved only if 2 + 2 + 2 <= 4: no, victim;
+    # stay: 1 + 2 + 2 > 4, victim. The terminating pod is a victim again (it still holds
+    # its resources); n1's victims (priority 0) beat n2's (priority 5).
+    preempted = {"conditions": [{"type": "DisruptionTarget", "status": "True",
+                                 "reason": "PreemptionByScheduler"}]}
+    c = cluster_of(node("n1", cpu="4"), node("n2", cpu="4"),
+                   pod("going", "2", node_name="n1", priority=0, start=T0,
+                       status_extra=preempted, meta_extra={"deletionTimestamp": T1}),
+                   pod("stay", "1", node_name="n1", priority=0, start=T1),
+                   pod("mid", "3", node_name="n2", priority=5, start=T0),
+                   pod("peer", "2", priority=10, status_extra={"nominatedNodeName": "n1"}),
+                   pod("new", "2", priority=10))
+    d = schedule(c, "default/new")
+    assert (d.result, d.node, sorted(d.victims)) == ("preempt", "n1",
+                                                     ["default/going", "default/stay"])
+
+
 def test_every_pdb_violating_victim_counts_in_the_node_pick() -> None:
     # SelectVictimsOnNode counts numViolatingVictim once per violating victim that is not
     # reprieved; pickOneNodeForPreemption's first criterion is the fewest violations.

@@ -16,6 +16,7 @@ import numpy as np
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.framework import Code, CycleState, FilterPlugin, Status
+from kubepreempt.scheduler.nominated_requests import NominatedRequests, filter_nominated
 from kubepreempt.scheduler.nominator import Nominator
 from kubepreempt.scheduler.statuses import NodeStatuses
 from kubepreempt.snapshot import NodeView, Snapshot
@@ -87,15 +88,18 @@ def nominee_nodes(cluster: Snapshot, nominator: Nominator, pod: Pod) -> list[int
 
 def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: CycleState,
                   filters: list[FilterPlugin],
-                  known: NodeStatuses | None = None) -> FilterOutcome:
+                  known: NodeStatuses | None = None,
+                  nominees_at_once: bool = True) -> FilterOutcome:
     """Filter every node (or PreFilter's nodes); statuses for the rejected ones.
 
     ``known`` is every node's status with nominees ignored, from a cache that already ran
     ``filters`` (see ``signature_cache``); only the nodes holding counting nominees are
-    then checked here.
+    then checked here. ``nominees_at_once``: check those nodes together where
+    :func:`filter_nominated` can (same verdicts), else one by one.
     """
     n = len(cluster.nodes)
-    special = nominee_nodes(cluster, nominator, pod)
+    nominated = NominatedRequests.of(cluster, nominator, pod, state)
+    special = nominated.rows.tolist()
     if known is not None:
         statuses = known
         statuses.clear_many(special)
@@ -118,11 +122,18 @@ def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: Cycl
         if outside.size:
             statuses.set_many(outside, absent_status(filters))
             alive[outside] = False
-        special = [i for i in special if cluster.nodes[i].name in state.node_names]
+        nominated = nominated.subset(np.array(
+            [cluster.nodes[i].name in state.node_names for i in special], bool))
+        special = nominated.rows.tolist()
     remaining = np.flatnonzero(alive)
     if to_run:
         remaining = remaining[filter_rows(state, to_run, remaining, statuses)]
     passed = [remaining]
+    if special and nominees_at_once:
+        alive_special = filter_nominated(state, filters, nominated, statuses)
+        if alive_special is not None:
+            passed.append(nominated.rows[alive_special])
+            special = []
     for i in special:
         status = filter_with_nominated(nominator, state, cluster.node_view(i), filters)
         if status is None:

@@ -28,16 +28,21 @@ class Nominator:
 
     def __init__(self) -> None:
         self._by_node: dict[str, dict[str, Pod]] = defaultdict(dict)
+        self.version = 0  # changes with every nomination added or cleared
+        # the last counting_by_node answer: (version, pod, its priority, answer)
+        self._memo: tuple[int, Pod, int, dict[str, list[Pod]]] | None = None
 
     def add(self, pod: Pod, node_name: str) -> None:
         """Nominate ``pod`` to ``node_name`` (replacing an earlier nomination)."""
         self.remove(pod)
+        self.version += 1
         pod.nominated_node_name = node_name
         if node_name:
             self._by_node[node_name][pod.key] = pod
 
     def remove(self, pod: Pod) -> None:
         """Clear ``pod``'s nomination."""
+        self.version += 1
         old = pod.nominated_node_name
         if old and old in self._by_node:
             self._by_node[old].pop(pod.key, None)
@@ -55,8 +60,28 @@ class Nominator:
 
     def nodes_counting_for(self, pod: Pod) -> set[str]:
         """Nodes holding a nominee that counts as running for ``pod``."""
-        return {node for node, pods in self._by_node.items()
-                if any(counts_for(p, pod) for p in pods.values())}
+        return set(self.counting_by_node(pod))
+
+    def counting_by_node(self, pod: Pod) -> dict[str, list[Pod]]:
+        """Node name -> the pods nominated there that count as running for ``pod``
+        (``counts_for``; nodes with none left out). Shared with later calls for the same
+        pod while the nominations are unchanged: read it, do not change it."""
+        memo = self._memo
+        if memo is not None and memo[0] == self.version and memo[1] is pod \
+                and memo[2] == pod.priority:
+            return memo[3]
+        out: dict[str, list[Pod]] = {}
+        priority, key = pod.priority, pod.key
+        for node, pods in self._by_node.items():
+            for k, p in pods.items():  # (a loop, not a comprehension: called per node)
+                if p.priority >= priority and k != key:
+                    counting = out.get(node)
+                    if counting is None:
+                        out[node] = [p]
+                    else:
+                        counting.append(p)
+        self._memo = (self.version, pod, pod.priority, out)
+        return out
 
     def __len__(self) -> int:
         return sum(len(p) for p in self._by_node.values())

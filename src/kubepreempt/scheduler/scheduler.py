@@ -54,7 +54,9 @@ class Scheduler:
         self.nominator = nominator if nominator is not None else Nominator.from_pending(
             cluster.pending.values(), cluster.node_index, self.scheduler_names)
         self.cache = SignatureCache()
-        self.use_cached_statuses = True  # tests switch it off to compare with the reference
+        # The filtering fast paths (cached statuses, nominee nodes checked together);
+        # tests switch them off to compare with the reference.
+        self.use_cached_statuses = True
         # NodeResourcesFit with ignoredResources/Groups: the request row it checks.
         self._fit = next((f for f in self.profile.filters if isinstance(f, NodeResourcesFit)
                           and (f.ignored_resources or f.ignored_groups)), None)
@@ -140,7 +142,8 @@ class Scheduler:
                 return FilterOutcome(np.zeros(0, np.int64), statuses, prefilter)
         known = (self.cache.statuses(self.cluster, pod, state, filters)
                  if self.use_cached_statuses else None)
-        return filtering.find_feasible(self.cluster, self.nominator, pod, state, filters, known)
+        return filtering.find_feasible(self.cluster, self.nominator, pod, state, filters, known,
+                                       nominees_at_once=self.use_cached_statuses)
 
     def select_host(self, state: CycleState, feasible: np.ndarray) -> tuple[int, dict]:
         """The best-scoring feasible node and the per-plugin scores (see ``scoring``)."""

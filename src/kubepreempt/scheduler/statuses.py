@@ -8,7 +8,7 @@ small code per node, and :func:`fit_error_message` is ``FitError.Error()`` word 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,6 +106,13 @@ class NodeStatuses(MutableMapping[int, Status]):
         out = NodeStatuses.__new__(NodeStatuses)
         out._codes, out._statuses = self._codes.copy(), StatusTable(self._statuses.statuses)
         return out
+
+    def named(self, nodes: Sequence[Any]) -> dict[str, Status]:
+        """Node name -> status for the nodes that have one (``nodes``: index -> node)."""
+        where = np.flatnonzero(self._codes >= 0)
+        table = self._statuses.statuses
+        return {nodes[i].name: table[c]
+                for i, c in zip(where.tolist(), self._codes[where].tolist(), strict=True)}
 
     def nodes_where(self, predicate) -> np.ndarray:
         """Sorted indices of the nodes whose status satisfies ``predicate``."""

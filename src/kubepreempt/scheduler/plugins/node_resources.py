@@ -174,6 +174,18 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         return [(nodes[rows], status) for rows, status in
                 failure_groups(cluster.resources, fail, beyond_allocatable(state, alloc))]
 
+    def filter_nodes_adding(self, state: CycleState, nodes: np.ndarray, extra: np.ndarray):
+        """``filter_nodes`` with ``extra`` (per node, summed requests) held on the nodes as
+        if running: the nominated pods of the two-pass check (``filter_with_nominated``)."""
+        cluster = state.cluster
+        _sync(state)
+        alloc = cluster.alloc[nodes]
+        used = cluster.requested[nodes].copy()
+        used[:, :extra.shape[1]] += extra
+        fail = insufficient(state, used, alloc)
+        return [(nodes[rows], status) for rows, status in
+                failure_groups(cluster.resources, fail, beyond_allocatable(state, alloc))]
+
     def _filter_few(self, state: CycleState, nodes: np.ndarray):
         """``filter_nodes`` for a few nodes with Python ints (same groups, same order).
 

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubepreempt.api.objects import PREEMPT_NEVER, Pod
-from kubepreempt.scheduler.filtering import nominee_nodes
 from kubepreempt.scheduler.framework import (
     Code,
     CycleState,
@@ -39,6 +38,7 @@ from kubepreempt.scheduler.framework import (
     Status,
     unresolvable,
 )
+from kubepreempt.scheduler.nominated_requests import NominatedRequests
 from kubepreempt.scheduler.nominator import lower_priority_nominees
 from kubepreempt.scheduler.preemption.fast import PreemptionCache, resource_prune
 from kubepreempt.scheduler.preemption.pick import Candidate, pick_candidate, pick_one_node
@@ -165,10 +165,12 @@ class Evaluator:
             order = np.roll(order, -self.rng.randrange(order.size))
             min_pct, min_abs = self._window()
             limit = min(max(order.size * min_pct // 100, min_abs), order.size)
-        nominees = nominee_nodes(self.scheduler.cluster, self.scheduler.nominator, pod)
+        nominated = NominatedRequests.of(self.scheduler.cluster, self.scheduler.nominator, pod,
+                                         state)
+        nominees = nominated.rows.tolist()
         cache = PreemptionCache.of(state, filters) if self.fast else None
         if cache is not None:
-            order, from_cache = cache.prune(order, nominees, now, node_statuses)
+            order, from_cache = cache.prune(order, nominated, now, node_statuses)
         else:
             if self.victim_groups is None:
                 order = self._prune(state, filters, order, nominees, node_statuses)

@@ -5,16 +5,20 @@ what the reference (``victims.select_victims_on_node`` and ``pick.pick_one_node`
 node by node, under conditions checked here:
 
 - :func:`resource_prune`: nodes where the pod does not fit even without every
-  lower-priority pod, with the NodeResourcesFit (or "no victims") status the reference
-  would record. Exact when NodeResourcesFit is the first filter that could still fail
-  there (no NodePorts filter, no nominees that count).
+  lower-priority pod (with the requests of nominees that count there, when given), with
+  the NodeResourcesFit (or "no victims") status the reference would record. Exact when
+  NodeResourcesFit is the first filter that could still fail there (no NodePorts filter).
 - :class:`PreemptionIndex`: each node's bound pods in importance order, as arrays.
-- :class:`PreemptionCache`: per pod signature, each node's prune verdict, victims (the
-  greedy reprieve run for every node at once, one column — the k-th pod — at a time) and
-  node-pick metrics, refreshed only for nodes changed since (``Snapshot.change_log``). A
-  node's answer is taken from here only when the reference could not differ: every active
-  filter is NodeResourcesFit or pod-independent, no PDB covers its pods, no nominee counts
-  there, and every start time on it is before ``now``.
+- :func:`dry_run`: ``SelectVictimsOnNode`` for many nodes at once (prune, then the greedy
+  reprieve one column — the k-th pod — at a time), nominees that count held as running
+  (upstream ``addGENominatedPods``; fit only gets harder as pods are added, so the
+  second pass without them is implied).
+- :class:`PreemptionCache`: per pod signature, each node's dry-run answers, refreshed
+  only for nodes changed since (``Snapshot.change_log``); nodes holding counting nominees
+  have answers of their own, kept while the node and its nominees' requests are
+  unchanged. A node's answer is taken from here only when the reference could not
+  differ: every active filter is NodeResourcesFit or pod-independent, no PDB covers its
+  pods, and every start time on it is before ``now``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import numpy as np
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.cache import caches_of, node_cached
 from kubepreempt.scheduler.framework import CycleState, FilterPlugin, Status, unresolvable
+from kubepreempt.scheduler.nominated_requests import POD_INDEPENDENT_FILTERS, NominatedRequests
 from kubepreempt.scheduler.plugins.node_resources import (
     IGNORED_KEY,
     beyond_allocatable,
@@ -36,17 +41,17 @@ from kubepreempt.scheduler.preemption.victims import NO_VICTIMS, pdb_covers
 from kubepreempt.scheduler.statuses import StatusTable
 from kubepreempt.snapshot import PODS, Snapshot
 
-# Filters whose verdict on a node does not depend on its pods: a candidate node passed
-# them in the failed cycle, and removing pods cannot change that.
-POD_INDEPENDENT_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
-                                     "NodeAffinity"})
-
 
 def resource_prune(state: CycleState, cluster: Snapshot, rows: np.ndarray,
-                   below: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, Status]]]:
+                   below: np.ndarray, nominated: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, list[tuple[np.ndarray, Status]]]:
     """Rows (node indices) where the pod cannot fit even without every lower-priority pod
-    (``below``: their summed requests per row), and the status of each dropped group."""
-    fail = insufficient(state, cluster.requested[rows] - below, cluster.alloc[rows])
+    (``below``: their summed requests per row; ``nominated``: requests of nominees held
+    as running, per row), and the status of each dropped group."""
+    used = cluster.requested[rows] - below
+    if nominated is not None:
+        used += nominated
+    fail = insufficient(state, used, cluster.alloc[rows])
     dropped = fail.any(axis=1)
     groups: list[tuple[np.ndarray, Status]] = []
     if not dropped.any():
@@ -104,8 +109,10 @@ class PreemptionIndex:
         self.pdb_hit = np.zeros(n, bool)
         self.pods: list[list[Pod]] = [[] for _ in range(n)]
         self.pdb_count = len(cluster.pdbs)
-        for i in range(n):
-            self._row(i)
+        # Request rows by requests (pods of one template are alike); the columns are
+        # fixed for the index's life (``stamp``).
+        self.vectors: dict[tuple, np.ndarray] = {}
+        self._rows(list(range(n)))
 
     @staticmethod
     def of(cluster: Snapshot) -> PreemptionIndex:
@@ -122,8 +129,7 @@ class PreemptionIndex:
             index._add_rows()
         log = cluster.change_log
         if index.pos != len(log):
-            for i in set(log[index.pos:]):
-                index._row(i)
+            index._rows(sorted(set(log[index.pos:])))
             index.pos = len(log)
         return index
 
@@ -138,43 +144,157 @@ class PreemptionIndex:
         self.count = np.pad(self.count, (0, n - old))
         self.pdb_hit = np.pad(self.pdb_hit, (0, n - old))
         self.pods.extend([] for _ in range(old, n))
-        for i in range(old, n):
-            self._row(i)
+        self._rows(list(range(old, n)))
 
-    def _row(self, i: int) -> None:
+    def _rows(self, rows: list[int]) -> None:
+        """Rebuild ``rows`` (node indices) from the cluster: a few array stores in all."""
         cluster = self.cluster
         inf = float("inf")
-        pods = sorted(cluster.node_pods[i].values(), key=lambda p: (
-            -p.priority, inf if p.start_time is None else p.start_time, p.key))
-        k = len(pods)
-        if k > self.width:
-            grow = max(k, 2 * self.width) - self.width
+
+        def importance(p: Pod) -> tuple:
+            return (-p.priority, inf if p.start_time is None else p.start_time, p.key)
+
+        node_pods, pods_of = cluster.node_pods, self.pods
+        widest = 0
+        for i in rows:
+            pods = pods_of[i] = sorted(node_pods[i].values(), key=importance)
+            widest = max(widest, len(pods))
+        if widest > self.width:
+            grow = max(widest, 2 * self.width) - self.width
             self.width += grow
             self.prio = np.pad(self.prio, ((0, 0), (0, grow)))
             self.start = np.pad(self.start, ((0, 0), (0, grow)))
             self.req = np.pad(self.req, ((0, 0), (0, grow), (0, 0)))
-        self.pods[i] = pods
-        self.count[i] = k
-        self.prio[i, :] = 0
-        self.start[i, :] = 0.0
-        self.req[i] = 0
-        for j, p in enumerate(pods):
-            self.prio[i, j] = p.priority
-            self.start[i, j] = inf if p.start_time is None else p.start_time
-            self.req[i, j] = cluster.request_vector(p)
+        vectors = self.vectors  # request rows by requests
+        shapes: dict[tuple, int] = {}
+        # Pods loaded from a dump share their shape's requests dict: by its id first
+        # (every dict is alive during the call, so ids are unique), then by content.
+        by_id: dict[int, int] = {}
+        table: list[np.ndarray] = []
+        at_row: list[int] = []
+        at_col: list[int] = []
+        prio: list[int] = []
+        start: list[float] = []
+        shape_of: list[int] = []
+        for i in rows:
+            for j, p in enumerate(pods_of[i]):
+                at_row.append(i)
+                at_col.append(j)
+                prio.append(p.priority)
+                start.append(inf if p.start_time is None else p.start_time)
+                k = by_id.get(id(p.requests))
+                if k is None:
+                    shape = tuple(p.requests.items())
+                    k = shapes.get(shape)
+                    if k is None:
+                        vec = vectors.get(shape)
+                        if vec is None:
+                            vec = vectors[shape] = cluster.request_vector(p)
+                        k = shapes[shape] = len(table)
+                        table.append(vec)
+                    by_id[id(p.requests)] = k
+                shape_of.append(k)
+        where = np.array(rows, np.int64)
+        self.count[where] = [len(pods_of[i]) for i in rows]
+        self.prio[where] = 0
+        self.start[where] = 0.0
+        self.req[where] = 0
+        if at_row:
+            cells = (np.array(at_row, np.int64), np.array(at_col, np.int64))
+            self.prio[cells] = prio
+            self.start[cells] = start
+            self.req[cells] = np.array(table, np.int64)[np.array(shape_of, np.int64)]
         if cluster.pdbs:
-            self.pdb_hit[i] = any(pdb_covers(pdb, p) for p in pods for pdb in cluster.pdbs)
+            for i in rows:
+                self.pdb_hit[i] = any(pdb_covers(pdb, p) for p in pods_of[i]
+                                      for pdb in cluster.pdbs)
+
+
+class NodeAnswers:
+    """The dry run's answers for some nodes (aligned with the rows it was run on)."""
+
+    __slots__ = ("drop", "fast", "latest", "highest", "psum", "count", "earliest",
+                 "victim")
+
+    def __init__(self, drop: np.ndarray, fast: np.ndarray, latest: np.ndarray,
+                 highest: np.ndarray, psum: np.ndarray, count: np.ndarray,
+                 earliest: np.ndarray, victim: np.ndarray) -> None:
+        self.drop = drop  # code of the prune status in the cache's table, or -1
+        self.fast = fast  # the answer is the reference path's (given the clock check)
+        self.latest = latest  # latest real start among lower-priority pods (-inf: none)
+        self.highest = highest  # node-pick metrics of the victims ...
+        self.psum = psum
+        self.count = count
+        self.earliest = earliest
+        self.victim = victim  # (rows, index width): which of the node's pods go
+
+    @staticmethod
+    def empty(n: int, width: int) -> NodeAnswers:
+        """Answers for ``n`` nodes of up to ``width`` pods, none computed yet."""
+        return NodeAnswers(np.full(n, -1, np.int32), np.zeros(n, bool), np.zeros(n, np.float64),
+                           np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                           np.zeros(n, np.float64), np.zeros((n, width), bool))
+
+    def store(self, into: NodeAnswers, rows: np.ndarray) -> None:
+        """Write these answers into ``into`` at ``rows``."""
+        for name in NodeAnswers.__slots__:
+            getattr(into, name)[rows] = getattr(self, name)
+
+    def take(self, pos: np.ndarray | slice) -> NodeAnswers:
+        """The answers at positions ``pos``."""
+        return NodeAnswers(*(getattr(self, name)[pos] for name in NodeAnswers.__slots__))
+
+
+def dry_run(state: CycleState, index: PreemptionIndex, rows: np.ndarray,
+            nominated: np.ndarray | None, indep_ok: np.ndarray,
+            table: StatusTable) -> NodeAnswers:
+    """``SelectVictimsOnNode`` for ``rows`` at once: every lower-priority pod removed, the
+    prune verdict, then the reprieve (most important first), with ``nominated`` (per
+    row, requests of nominees that count; None: no nominees) held as running.
+
+    The filters with nominees (pass 1 of the two-pass check) decide alone: fit only gets
+    harder when pods are added, so pass 2 passes whenever pass 1 does.
+    """
+    cluster = state.cluster
+    priority = state.pod.priority
+    below = cluster.requested_below(priority, rows)
+    dropped, groups = resource_prune(state, cluster, rows, below, nominated)
+    drop = np.full(rows.size, -1, np.int32)
+    for mask, status in groups:
+        drop[mask] = table.code(status)
+    prio = index.prio[rows]
+    start = index.start[rows]
+    valid = (np.arange(prio.shape[1]) < index.count[rows][:, None]) & (prio < priority)
+    finite = np.isfinite(start)
+    latest = np.where(valid & finite, start, -np.inf).max(axis=1)
+    base = cluster.requested[rows] - below
+    if nominated is not None:
+        base += nominated
+    victim = reprieve(state, base, cluster.alloc[rows], index.req[rows], valid)
+    fast = ~index.pdb_hit[rows] & indep_ok[rows] & ~dropped & victim.any(axis=1)
+    highest = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
+    psum = np.where(victim, prio + INT32_OFFSET, 0).sum(axis=1)
+    count = victim.sum(axis=1)
+    top = victim & (prio == highest[:, None]) & finite
+    # Earliest real start among the top victims (inf if none started): a victim that
+    # has not started counts as ``now``, later than every real start on a fast node.
+    earliest = np.where(top, start, np.inf).min(axis=1)
+    return NodeAnswers(drop, fast, latest, highest, psum, count, earliest, victim)
 
 
 class PreemptionCache:
     """Per node, for one pod signature and priority: the prune verdict, the victims and
     the node-pick metrics, refreshed only for nodes in ``Snapshot.change_log`` since last
     use. What varies per decision (which nodes the failed cycle left, nominees, ``now``)
-    is applied in :meth:`prune` and :meth:`best`.
+    is applied in :meth:`prune`.
+
+    Nodes holding nominees that count have answers of their own (``with_nominees``),
+    each for the nominees' summed requests it was computed with (``nominee_sums``): a
+    node is dry-run again only when those requests or the node changed.
     """
 
-    __slots__ = ("index", "stamp", "pos", "table", "drop", "fast", "latest",
-                 "highest", "psum", "count", "earliest", "victim", "indep_ok", "state")
+    __slots__ = ("index", "stamp", "pos", "table", "answers", "indep_ok", "state",
+                 "with_nominees", "nominee_sums", "nominee_known", "counting", "changed")
 
     def __init__(self, state: CycleState, filters: list[FilterPlugin], index: PreemptionIndex,
                  stamp: tuple) -> None:
@@ -184,14 +304,14 @@ class PreemptionCache:
         self.state = state
         self.pos = len(cluster.change_log)
         self.table = StatusTable()  # prune statuses by code
-        self.drop = np.full(n, -1, np.int32)  # id in ``table`` of the prune status, or -1
-        self.fast = np.zeros(n, bool)
-        self.latest = np.zeros(n, np.float64)
-        self.highest = np.zeros(n, np.int64)
-        self.psum = np.zeros(n, np.int64)
-        self.count = np.zeros(n, np.int64)
-        self.earliest = np.zeros(n, np.float64)
-        self.victim = np.zeros((n, index.width), bool)
+        self.answers = NodeAnswers.empty(n, index.width)
+        self.with_nominees = NodeAnswers.empty(n, index.width)
+        # the nominees' requests each node's ``with_nominees`` answer is for (valid where
+        # ``nominee_known``)
+        self.nominee_sums = np.zeros((n, stamp[3]), np.int64)
+        self.nominee_known = np.zeros(n, bool)
+        self.counting = np.zeros(n, bool)  # this decision's nodes with counting nominees
+        self.changed = np.zeros(0, np.int64)  # nodes changed since their answers were computed
         everything = np.arange(n, dtype=np.int64)
         # Pod-independent filters never change verdicts when pods move (node_generation
         # is in the stamp), so they are evaluated once.
@@ -200,7 +320,8 @@ class PreemptionCache:
             if plugin.name in POD_INDEPENDENT_FILTERS:
                 for bad, _st in plugin.filter_nodes(state, everything):
                     self.indep_ok[bad] = False
-        self._fill(everything)
+        dry_run(state, index, everything, None, self.indep_ok,
+                self.table).store(self.answers, everything)
 
     @staticmethod
     def applies(filters: list[FilterPlugin]) -> bool:
@@ -238,68 +359,100 @@ class PreemptionCache:
             entry = caches[key] = PreemptionCache(state, filters, index, stamp)
             return entry
         entry.state = state  # the same signature, but this pod's key and nominees
+        entry.counting[:] = False
         if entry.pos != len(cluster.change_log):
-            rows = np.unique(np.array(cluster.change_log[entry.pos:], np.int64))
+            rows = np.array(cluster.change_log[entry.pos:], np.int64)
             entry.pos = len(cluster.change_log)
-            entry._fill(rows)
+            entry.changed = np.union1d(entry.changed, rows)
         return entry
 
-    def _fill(self, rows: np.ndarray) -> None:
-        """Recompute ``rows`` (sorted node indices)."""
-        state, index = self.state, self.index
-        cluster = state.cluster
-        below = cluster.requested_below(state.pod.priority, rows)
-        dropped, groups = resource_prune(state, cluster, rows, below)
-        drop = np.full(rows.size, -1, np.int32)
-        for mask, status in groups:
-            drop[mask] = self.table.code(status)
-        self.drop[rows] = drop
-        prio = index.prio[rows]
-        start = index.start[rows]
-        valid = (np.arange(prio.shape[1]) < index.count[rows][:, None]) \
-            & (prio < state.pod.priority)
-        finite = np.isfinite(start)
-        self.latest[rows] = np.where(valid & finite, start, -np.inf).max(axis=1)
-        base = cluster.requested[rows] - below
-        victim = reprieve(state, base, cluster.alloc[rows], index.req[rows], valid)
-        self.fast[rows] = (~index.pdb_hit[rows] & self.indep_ok[rows] & ~dropped
-                           & victim.any(axis=1))
-        highest = np.where(victim, prio, np.iinfo(np.int64).min).max(axis=1)
-        self.highest[rows] = highest
-        self.psum[rows] = np.where(victim, prio + INT32_OFFSET, 0).sum(axis=1)
-        self.count[rows] = victim.sum(axis=1)
-        top = victim & (prio == highest[:, None]) & finite
-        # Earliest real start among the top victims (inf if none started): a victim that
-        # has not started counts as ``now``, later than every real start on a fast node.
-        self.earliest[rows] = np.where(top, start, np.inf).min(axis=1)
-        self.victim[rows] = victim
+    def _refresh(self, nominated: NominatedRequests | None) -> None:
+        """Recompute the nodes changed since last use and, for the nodes of
+        ``nominated``, the answers with nominees whose nominees or pods changed since:
+        one dry run over both (its per-call cost is most of it for a few nodes)."""
+        changed = self.changed
+        self.changed = np.zeros(0, np.int64)
+        self.nominee_known[changed] = False
+        rows, extra = changed, None
+        if nominated is not None:
+            stale_rows, requests = nominated.rows, nominated.requests
+            stale = ~self.nominee_known[stale_rows] \
+                | (self.nominee_sums[stale_rows] != requests).any(axis=1)
+            if stale.any():
+                stale_rows, requests = stale_rows[stale], requests[stale]
+                rows = np.concatenate([changed, stale_rows])
+                extra = np.concatenate([np.zeros((changed.size, requests.shape[1]),
+                                                 np.int64), requests])
+                self.nominee_sums[stale_rows] = requests
+                self.nominee_known[stale_rows] = True
+            self.counting[nominated.rows] = True
+        if not rows.size:
+            return
+        answers = dry_run(self.state, self.index, rows, extra, self.indep_ok, self.table)
+        cut = changed.size
+        if cut:
+            answers.take(slice(0, cut)).store(self.answers, changed)
+        if rows.size > cut:
+            answers.take(slice(cut, None)).store(self.with_nominees, rows[cut:])
 
-    def prune(self, order: np.ndarray, nominee_rows: list[int], now: float,
+    def prune(self, order: np.ndarray, nominated: NominatedRequests, now: float,
               statuses) -> tuple[np.ndarray, np.ndarray]:
         """Drop pruned nodes from ``order`` (recording their statuses); return the rest and
-        the mask of those whose answer this cache holds. Nodes with counting nominees
-        always take the reference path."""
-        codes = self.drop[order]
+        the mask of those whose answer this cache holds.
+
+        The nodes in ``nominated`` are answered with their nominees' requests added.
+        Should a nominee have brought a resource column the cached answers lack, those
+        nodes take the reference path.
+        """
+        hit = self._nominated_mask(nominated)[order]
+        usable = hit.any() and nominated.requests.shape[1] == self.stamp[3]
+        self._refresh(nominated if usable else None)
+        base = self.answers
+        codes, fast, latest = base.drop[order], base.fast[order], base.latest[order]
+        if hit.any():
+            if usable:
+                at, extra = order[hit], self.with_nominees
+                codes[hit], fast[hit], latest[hit] = extra.drop[at], extra.fast[at], \
+                    extra.latest[at]
+            else:
+                codes[hit], fast[hit] = -1, False
         drop = codes >= 0
-        nominee = np.isin(order, np.array(nominee_rows, np.int64)) if nominee_rows \
-            else np.zeros(order.size, bool)
-        drop &= ~nominee
         if drop.any():
             for code in np.unique(codes[drop]).tolist():
                 statuses.set_many(order[drop & (codes == code)], self.table.statuses[code])
-            order, nominee = order[~drop], nominee[~drop]
-        fast = self.fast[order] & (self.latest[order] < now) & ~nominee
-        return order, fast
+            keep = ~drop
+            order, fast, latest = order[keep], fast[keep], latest[keep]
+        return order, fast & (latest < now)
+
+    def _nominated_mask(self, nominated: NominatedRequests) -> np.ndarray:
+        """Boolean over the nodes: those of ``nominated``."""
+        mask = np.zeros(self.counting.size, bool)
+        mask[nominated.rows] = True
+        return mask
+
+    def _answers(self, rows: np.ndarray, fields: tuple[str, ...]) -> list[np.ndarray]:
+        """``fields`` of the answers for ``rows``: with this decision's nominees where
+        they count."""
+        if self.changed.size:
+            self._refresh(None)
+        out = [getattr(self.answers, name)[rows] for name in fields]
+        hit = self.counting[rows]
+        if hit.any():
+            at = rows[hit]
+            for arr, name in zip(out, fields, strict=True):
+                arr[hit] = getattr(self.with_nominees, name)[at]
+        return out
 
     def candidate(self, i: int) -> Candidate:
         """The reference path's candidate for node ``i`` (no PDB covers its pods)."""
         pods = self.index.pods[i]
-        victims = [pods[k] for k in np.flatnonzero(self.victim[i]).tolist()]
+        victim = self._answers(np.array([i], np.int64), ("victim",))[0][0]
+        victims = [pods[k] for k in np.flatnonzero(victim).tolist()]
         return Candidate(self.state.cluster.nodes[i].name, i, victims, 0)
 
     def metrics(self, rows: np.ndarray, now: float) -> CandidateMetrics:
         """Node-pick metrics of the cached nodes ``rows``."""
-        return CandidateMetrics(np.zeros(rows.size, np.int64), self.highest[rows],
-                                self.psum[rows], self.count[rows],
-                                np.minimum(self.earliest[rows], now),
-                                self.state.cluster.name_rank[rows])
+        highest, psum, count, earliest = self._answers(
+            rows, ("highest", "psum", "count", "earliest"))
+        return CandidateMetrics(np.zeros(rows.size, np.int64), highest, psum, count,
+                                np.minimum(earliest, now), self.state.cluster.name_rank[rows])
