@@ -52,6 +52,17 @@ def _pending(path: Path) -> list[str]:
     return sorted(cluster.pending)
 
 
+def _kueue_subjects(path: Path) -> list[str]:
+    """Every Workload and queued Job of a Kueue example, as ``NS/NAME``."""
+    import yaml
+    out = []
+    for doc in yaml.safe_load_all(path.read_text()):
+        if isinstance(doc, dict) and doc.get("kind") in ("Workload", "Job", "JobSet"):
+            meta = doc.get("metadata") or {}
+            out.append(f"{meta.get('namespace', 'default')}/{meta['name']}")
+    return sorted(out)
+
+
 def commands(tmp: str) -> Iterator[list[str]]:
     """Every command whose JSON output is digested."""
     for path in sorted((EX / "basic").glob("*.yaml")):
@@ -77,7 +88,9 @@ def commands(tmp: str) -> Iterator[list[str]]:
         yield ["advise", str(wi / "cluster.yaml"), "-f", str(wi / new), "--node-like", "node-a"]
     for path in sorted((EX / "kueue").glob("*.yaml")):
         for version in ("current", "v0.7"):
-            yield ["kueue", str(path), "--kueue-version", version, "--explain"]
+            for subject in _kueue_subjects(path):
+                yield ["kueue", str(path), "--kueue-version", version, "--workload", subject,
+                       "--explain"]
     for path in sorted((EX / "sim").glob("*.yaml")):
         for queue in ("1.36", "classic", "fifo"):
             if queue == "fifo" and path.name == "overprovisioning.yaml":
