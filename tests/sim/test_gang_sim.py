@@ -172,3 +172,39 @@ def test_gang_training_example_under_1_36(capsys) -> None:
     data = json.loads(out.out)
     assert "podGroups" not in data["metrics"]
     assert data["pods"]["ml/train-0"]["boundAt"] == 120.0
+
+
+JOB = """
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: default, annotations: {kubepreempt.io/arrival: 5s}}
+spec:
+  parallelism: 3
+  completions: 3
+  template:
+    spec:
+      restartPolicy: Never
+      schedulingGroup: {podGroupName: pg}
+      containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+@pytest.mark.parametrize("min_count, bound", [(3, 5.0), (4, None)])
+def test_a_controllers_pods_join_their_pod_group(min_count: int, bound: float | None) -> None:
+    # The Job controller creates 3 pods naming the gang at 5 s: minCount 3 binds them in
+    # one cycle then; minCount 4 is never reached, so PreEnqueue never lets them in.
+    r = run(node("n1", 8) + pod_group("pg", min_count) + JOB)
+    assert {rec.bound_at for rec in r.records.values()} == {bound}
+    assert r.metrics["podGroups"]["byGroup"]["default/pg"]["cycles"] == (1 if bound else 0)
+
+
+def test_report_lists_the_pod_groups() -> None:
+    from kubepreempt.sim.report import render_html
+
+    r = run(node("n1", 8) + pod_group("pg", 2) + pod("a", 1, 0, group="pg")
+            + pod("b", 1, 0, group="pg", arrival="4s"))
+    page = render_html(r)
+    assert "<table id='pod-groups'>" in page
+    assert "<td>default/pg</td><td>gang/single</td><td>2</td>" in page
+    assert "<td>4.0</td><td>4.0</td><td>0.0</td><td>1</td>" in page
