@@ -111,6 +111,11 @@ def test_workload_preemption_evicts_whole_all_groups(mode: str, victims: list[st
     assert [(t, n) for t, _, n, _ in timeline(r, "preempted")] == [(10.0, v) for v in victims]
     assert bound_times(r, "high-0", "high-1") == {"high-0": 15.0, "high-1": 15.0}
     assert {n for _, _, n, _ in timeline(r, "nominated")} == {"high-0", "high-1"}
+    # high-0 fitted on n2 (no plugin: backoffQ, retried at 12 s, bringing high-1 along);
+    # at 12 s the victims still run, so both fail again; their deletion at 15 s moves
+    # high-1 (NodeResourcesFit) and the cycle binds both.
+    assert [(t, n) for t, _, n, _ in timeline(r, "unschedulable")] == [
+        (10.0, "high-0"), (10.0, "high-1"), (12.0, "high-0"), (12.0, "high-1")]
     groups = r.metrics["podGroups"]
     assert groups["preempted"] == 1
     assert groups["byGroup"]["default/low"]["preemptedPods"] == len(victims)
@@ -224,3 +229,15 @@ def test_pods_beyond_min_count_bind_later_on_their_own() -> None:
         "incoming pod."]
     row = r.metrics["podGroups"]["byGroup"]["default/pg"]
     assert (row["admittedAt"], row["cycles"]) == (0.0, 2)
+
+
+def test_a_pod_that_needed_the_preemption_waits_in_the_pool() -> None:
+    # A gang of one pod that fits only by preempting v: submitPodGroupAlgorithmResult
+    # fails it with its own FitError (NodeResourcesFit), so it waits in the pool, not in
+    # backoffQ: no retry before v's deletion at 30 s moves it, and it binds then.
+    r = run(node("n1", 4) + pod("v", 4, 0, "n1") + pod_group("pg", 1, priority=100)
+            + pod("p", 4, 100, group="pg", arrival="1s"))
+    assert timeline(r, "preempted", "unschedulable", "terminated", "bound") == [
+        (1.0, "preempted", "v", "n1"), (1.0, "unschedulable", "p", "n1"),
+        (31.0, "terminated", "v", "n1"), (31.0, "bound", "p", "n1")]
+    assert r.records["default/p"].unschedulable_plugins == {"NodeResourcesFit"}

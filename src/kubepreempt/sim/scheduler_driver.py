@@ -13,8 +13,8 @@ waiting pod of the group is taken out of the queue too (``PopSpecificPod``) and 
 group is decided in one cycle by :func:`kubepreempt.scheduler.gang.schedule_pod_group`,
 workload-aware preemption included. Bound all at once, or none: each pod goes back
 through the failure handler on its own, to the pool when a plugin rejected it, else to
-backoffQ (no plugin rejected it: the group did), and a group waiting for its victims has
-its pods nominated and retried after backoff.
+backoffQ (no plugin rejected it: the group did); a group waiting for its victims has its
+pods nominated, and binds in a later cycle once they are gone.
 """
 
 from __future__ import annotations
@@ -267,12 +267,15 @@ class SchedulerDriver(Actor):
                 world.signal(victim, t, m.PREEMPTED, f"by pod group {key}")
         for q, r in members:
             if r.result == PREEMPT and r.node is not None:
-                # ModeOverride: nominated where it goes once the victims are gone; back
-                # to the queue with no rejecting plugin (retried after backoff).
+                # Nominated where it goes once the victims are gone. A pod that needed
+                # the preemption itself fails with its own FitError (its plugins: the
+                # pool, moved when the victims leave); one that fitted fails with the
+                # group's status, no plugin (backoffQ: retried after its backoff).
                 if self.nominations:
                     world.nominate(q.pod, r.node)
                     world.record(m.NOMINATED, q.pod.key, r.node, f"pod group {key}")
-                q.rejectors = world.records[q.pod.key].unschedulable_plugins = frozenset()
+                q.rejectors = world.records[q.pod.key].unschedulable_plugins = \
+                    r.unschedulable_plugins
                 self._failed(q, r.message if world.keep_timeline else "")
             else:
                 self._member_failed(q, r)

@@ -275,7 +275,8 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
             scheduled += 1
             permit = "" if not group.gang or scheduled >= group.min_count \
                 else MIN_COUNT_NOT_SCHEDULED
-            outcomes.append(Outcome(pod, cycle.node_name, cycle.message, victims, permit))
+            outcomes.append(Outcome(pod, cycle.node_name, cycle.message, victims, permit,
+                                    cycle.unschedulable_plugins))
             requires_preemption = requires_preemption or cycle.result == PREEMPT
             if permit == "":  # Permit allowed the group
                 status = PREEMPT if requires_preemption else SCHEDULED
@@ -318,7 +319,8 @@ def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: 
         elif status == SCHEDULED:
             results.append(MemberResult(o.pod, SCHEDULED, o.node))
         elif status == PREEMPT:  # waiting on the pods' own preemptions
-            results.append(MemberResult(o.pod, PREEMPT, o.node, group_message, o.victims))
+            results.append(MemberResult(o.pod, PREEMPT, o.node, group_message, o.victims,
+                                        o.plugins))
         else:  # its permit status' message, the preemption no longer relevant
             results.append(MemberResult(o.pod, UNSCHEDULABLE, message=_joined(
                 GROUP_UNSCHEDULABLE, o.permit)))
