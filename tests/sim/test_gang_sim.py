@@ -144,6 +144,12 @@ def test_a_missing_pod_group_holds_its_pods_only_when_the_gate_says_so() -> None
     assert bound_times(held, "a") == {"a": None}
     assert held.attempts == 0
     assert held.metrics["podGroups"]["missing"] == ["default/ghost"]
+    # With a PodGroup in the scenario the gate is taken as on, but a pod naming one the
+    # scenario does not hold is still a plain pod (as ``schedule --pod`` decides it).
+    taken = run(scen + pod_group("pg", 1) + pod("b", 1, 0, group="pg", arrival="5s"))
+    assert bound_times(taken, "a", "b") == {"a": 0.0, "b": 5.0}
+    assert taken.metrics["podGroups"]["missing"] == []
+    assert taken.metrics["podGroups"]["byGroup"]["default/pg"]["cycles"] == 1
 
 
 def test_gang_training_example(capsys) -> None:

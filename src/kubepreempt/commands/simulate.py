@@ -27,7 +27,7 @@ from kubepreempt.release_options import current_modelled, kube_release, modelled
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.autoscaler import AutoscalerOptions, parse_bool
 from kubepreempt.sim.engine import DEFAULT_MAX_EVENTS, SimResult, simulate
-from kubepreempt.sim.pod_groups import gang_release, warn_ignored
+from kubepreempt.sim.pod_groups import gang_release, warn_ignored, warn_missing
 from kubepreempt.sim.scenario import DEFAULT_MAX_PODS, load_scenario, parse_duration
 
 FilesArg = Annotated[list[str], typer.Argument(help="Scenario files, directories, or -.")]
@@ -168,8 +168,10 @@ def register(app: typer.Typer) -> None:
         gang = gang_release(release, any(scenario.group_objects.by_kind.values()))
         if gang is None:
             warn_ignored(scenario, release)
-        elif GATE not in release.overrides:
-            say_taken_on(release.version, "schedules their pods one by one")
+        else:
+            if GATE not in release.overrides:
+                say_taken_on(release.version, "schedules their pods one by one")
+            warn_missing(scenario, hold=GATE in release.overrides)
         try:
             result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                           node_pressure=node_pressure, controller_latency=ctrl_lat,

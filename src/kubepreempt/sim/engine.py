@@ -23,7 +23,7 @@ from kubepreempt.sim.autoscaler import Autoscaler, AutoscalerOptions
 from kubepreempt.sim.kernel import Kernel, Priority
 from kubepreempt.sim.kubelet import Kubelet
 from kubepreempt.sim.metrics import Event, PodRecord, Series
-from kubepreempt.sim.pod_groups import GroupBook, gang_release, load_pod_groups
+from kubepreempt.sim.pod_groups import GATE, GroupBook, gang_release, load_pod_groups
 from kubepreempt.sim.scenario import Scenario
 from kubepreempt.sim.scheduler_driver import SchedulerDriver
 from kubepreempt.sim.world import World
@@ -89,7 +89,8 @@ class Simulator:
         self.gang = gang_release(release or DEFAULT, holds)
         self.groups: GroupBook | None = None
         if self.gang is not None:
-            self.groups = GroupBook(load_pod_groups(scenario, self.gang))
+            self.groups = GroupBook(load_pod_groups(scenario, self.gang),
+                                    hold_missing=GATE in (release or DEFAULT).overrides)
         self.scheduler = SchedulerDriver(
             self.world, queue, latency, best_candidates, seed, self.groups,
             self.gang is not None and self.gang.enabled("PodGroupPreemptionPolicy"))

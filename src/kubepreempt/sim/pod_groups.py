@@ -83,16 +83,23 @@ class GroupBook:
     (victims' group priority and disruption mode), so it is shared, not copied.
     """
 
-    def __init__(self, plans: list[tuple[PodGroup, float]]) -> None:
+    def __init__(self, plans: list[tuple[PodGroup, float]], hold_missing: bool = False
+                 ) -> None:
         self.records: dict[str, GroupRecord] = {g.key: GroupRecord(g, t) for g, t in plans}
         self.pod_groups: dict[str, PodGroup] = {}
         self._pending_members: dict[str, set[str]] = {}  # group key -> its unbound pods
+        # A pod naming a PodGroup the scenario does not hold: held by PreEnqueue when the
+        # gate was set explicitly, else scheduled as a plain pod (as ``schedule --pod``).
+        self.hold_missing = hold_missing
 
-    @staticmethod
-    def key_of(pod: Pod) -> str | None:
-        """The ``namespace/name`` of the PodGroup ``pod`` names, if any."""
+    def key_of(self, pod: Pod) -> str | None:
+        """The ``namespace/name`` of the PodGroup whose cycle decides ``pod`` (None: the
+        pod names none, or one the scenario does not hold and is scheduled alone)."""
         name = pod_group_name(pod)
-        return None if name is None else f"{pod.namespace}/{name}"
+        if name is None:
+            return None
+        key = f"{pod.namespace}/{name}"
+        return key if self.hold_missing or key in self.records else None
 
     def _record(self, key: str) -> GroupRecord | None:
         return self.records.get(key)
@@ -187,6 +194,32 @@ def load_pod_groups(scenario: Scenario, release: Modelled) -> list[tuple[PodGrou
     arrivals = {f"{obj.namespace or 'default'}/{obj.name}": arrival_of(obj)
                 for obj in docs.of("PodGroup")}
     return [(g, arrivals.get(key, 0.0)) for key, g in objects.pod_groups.items()]
+
+
+def pods_naming_missing_groups(scenario: Scenario) -> list[tuple[str, str]]:
+    """(pod, PodGroup) for the scenario's pods (not the controllers' pods, created later)
+    naming a PodGroup the scenario does not hold."""
+    present = {f"{obj.namespace or 'default'}/{obj.name}"
+               for obj in scenario.group_objects.of("PodGroup")}
+    out = []
+    for plan in [*scenario.initial.values(), *scenario.pods]:
+        name = pod_group_name(plan.pod)
+        if name is not None and f"{plan.pod.namespace}/{name}" not in present:
+            out.append((plan.pod.key, f"{plan.pod.namespace}/{name}"))
+    return out
+
+
+def warn_missing(scenario: Scenario, hold: bool, stream: TextIO | None = None) -> None:
+    """One line for the pods naming a PodGroup the scenario does not hold."""
+    missing = pods_naming_missing_groups(scenario)
+    if not missing:
+        return
+    shown = ", ".join(f"{p} -> {g}" for p, g in missing[:3])
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    then = ("PreEnqueue holds each until its PodGroup exists" if hold else
+            f"they are scheduled as plain pods ({GATE}=true holds them for their PodGroup)")
+    print(f"warning: {len(missing)} pod(s) name a PodGroup that is not in the scenario "
+          f"({shown}{more}); {then}", file=stream or sys.stderr)
 
 
 def warn_ignored(scenario: Scenario, release: Modelled, stream: TextIO | None = None) -> None:

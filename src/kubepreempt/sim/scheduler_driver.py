@@ -179,7 +179,7 @@ class SchedulerDriver(Actor):
         if self.groups is None:
             return
         for rec in self.world.records.values():
-            key = self.groups.key_of(rec.pod)
+            key = self._group_key(rec.pod)
             if key is not None and rec.pod.bound:
                 self.groups.member_created(key, rec.pod, 0.0)
                 self.groups.member_bound(key, rec.pod, 0.0)
