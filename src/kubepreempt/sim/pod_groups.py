@@ -65,7 +65,7 @@ class GroupRecord:
         return self.group.min_count if self.group.gang else 1
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data for ``metrics.podGroups.groups``."""
+        """Plain data for ``metrics.podGroups.byGroup``."""
         g = self.group
         wait = None if self.admitted_at is None or self.ready_at is None \
             else self.admitted_at - self.ready_at
@@ -100,9 +100,6 @@ class GroupBook:
             return None
         key = f"{pod.namespace}/{name}"
         return key if self.hold_missing or key in self.records else None
-
-    def _record(self, key: str) -> GroupRecord | None:
-        return self.records.get(key)
 
     # ---- what happens ----
     def group_arrived(self, key: str, now: float) -> None:
