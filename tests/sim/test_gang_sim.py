@@ -247,3 +247,22 @@ def test_a_pod_that_needed_the_preemption_waits_in_the_pool() -> None:
         (1.0, "preempted", "v", "n1"), (1.0, "unschedulable", "p", "n1"),
         (31.0, "terminated", "v", "n1"), (31.0, "bound", "p", "n1")]
     assert r.records["default/p"].unschedulable_plugins == {"NodeResourcesFit"}
+
+
+def test_a_basic_group_binds_what_fits() -> None:
+    # A basic PodGroup has no minCount: Permit allows it as soon as one pod is assumed,
+    # so the pod that fits binds and the other fails on its own (to the pool).
+    r = run(node("n1", 4) + pod_group("pg") + pod("a", 3, 0, group="pg")
+            + pod("b", 3, 0, group="pg"))
+    assert bound_times(r, "a", "b") == {"a": 0.0, "b": None}
+    assert r.records["default/b"].unschedulable_plugins == {"NodeResourcesFit"}
+    assert r.metrics["podGroups"]["byGroup"]["default/pg"]["admittedAt"] == 0.0
+
+
+def test_scheduling_latency_is_one_per_group_cycle() -> None:
+    # --latency 2s: the group's pods are popped together at 0 and all bind when the one
+    # cycle ends, at 2 s.
+    r = run(node("n1", 8) + pod_group("pg", 3) + "".join(pod(n, 1, 0, group="pg")
+                                                          for n in "abc"), latency=2.0)
+    assert set(bound_times(r, "a", "b", "c").values()) == {2.0}
+    assert r.metrics["podGroups"]["byGroup"]["default/pg"]["cycles"] == 1
