@@ -18,6 +18,7 @@ from kubepreempt.cluster import build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.cycle import PREEMPT, SCHEDULED, CycleResult
+from kubepreempt.scheduler.gang import cycle as gang_cycle
 from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import load_scenario, scheduler_driver, simulate
@@ -52,7 +53,8 @@ def spy(real):
         if ev is not None:
             # Same options, but every candidate built and no incremental cache.
             full_kw["evaluator"] = Evaluator(sched, sample=ev.sample, now=ev.now,
-                                             fast=False, materialize=True)
+                                             fast=False, materialize=True,
+                                             victim_groups=ev.victim_groups)
             full_kw["evaluator"].rng.setstate(ev.rng.getstate())  # the same window offset
         start = sched.sampling.value  # nextStartNodeIndex: both runs start from it
         sched.use_cached_statuses = False
@@ -103,6 +105,7 @@ def test_simulator_attempts_agree_with_the_materialised_cycle(path, queue,
                                                               monkeypatch) -> None:
     checked, seen = spy(cycle.schedule_one)
     monkeypatch.setattr(scheduler_driver, "schedule_one", checked)
+    monkeypatch.setattr(gang_cycle, "schedule_one", checked)  # a PodGroup's pods
     result = simulate(load_scenario([path], seed=1), queue=queue)
     assert seen, "the scenario made scheduling attempts"
     # Attempts of a template that just failed on the same state skip the cycle.

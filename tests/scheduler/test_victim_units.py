@@ -25,6 +25,7 @@ from kubepreempt.decide import schedule
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.release import modelled
 from kubepreempt.scheduler.preemption.victim_units import (
+    VictimGroups,
     VictimUnit,
     importance_order,
     more_important_victim,
@@ -200,3 +201,30 @@ def test_no_lower_priority_unit_means_no_victims():
     on = decide(objects, "default/preemptor")
     assert on.result == "unschedulable" and on.victims == []
     assert "No preemption victims found for incoming pod" in on.message
+
+
+def test_group_members_index_follows_the_snapshot():
+    # units_on_node with the snapshot's generation looks the members of an ``all`` group
+    # up from an index; it must answer as the scan over every bound pod does, also after
+    # a member leaves (remove bumps the generation) or joins.
+    objects = [node("n1"), node("n2"), pod_group("pg", 5, "all"),
+               member_pod("a", "n1", "1", group="pg"), member_pod("b", "n2", "1", group="pg"),
+               member_pod("c", "n2", "1", group="pg")]
+    cluster = cluster_of(*(o for o in objects if o["kind"] != "PodGroup"))
+    docs = Documents()
+    docs.add(RawObject("PodGroup", objects[2], Source("t.yaml", 0)))
+    groups = VictimGroups(load_group_objects(docs.of, cluster.priority,
+                                             {"GenericWorkload": True}).pod_groups)
+
+    def members(indexed: bool) -> list[str]:
+        view = cluster.node_view(cluster.node_index["n1"])
+        gen = cluster.generation if indexed else None
+        [u] = groups.units_on_node(view, cluster.pods, gen)
+        return [p.key for p in u.pods]
+
+    assert members(True) == members(False) == [f"{NS}/a", f"{NS}/b", f"{NS}/c"]
+    b = cluster.pods[f"{NS}/b"]
+    cluster.remove(b)
+    assert members(True) == members(False) == [f"{NS}/a", f"{NS}/c"]
+    cluster.bind(b, "n2")
+    assert members(True) == members(False) == [f"{NS}/a", f"{NS}/c", f"{NS}/b"]

@@ -21,10 +21,13 @@ from kubepreempt.cli_common import (
 )
 from kubepreempt.cli_common import console as new_console
 from kubepreempt.cli_common import table as new_table
+from kubepreempt.commands.workload_api import GATE, say_taken_on
+from kubepreempt.release import Modelled
 from kubepreempt.release_options import current_modelled, kube_release, modelled_json
 from kubepreempt.scheduler.config import CLI_HELP, SAMPLE_NODES_HELP, use_scheduler_config
 from kubepreempt.sim.autoscaler import AutoscalerOptions, parse_bool
 from kubepreempt.sim.engine import DEFAULT_MAX_EVENTS, SimResult, simulate
+from kubepreempt.sim.pod_groups import gang_release, warn_ignored, warn_missing
 from kubepreempt.sim.scenario import DEFAULT_MAX_PODS, load_scenario, parse_duration
 
 FilesArg = Annotated[list[str], typer.Argument(help="Scenario files, directories, or -.")]
@@ -163,12 +166,20 @@ def register(app: typer.Typer) -> None:
         with loading("reading the scenario", output):
             scenario = load_scenario(files, seed, max_pods)
         use_scheduler_config(scenario.cluster, scheduler_config, sample_nodes)
+        release = current_modelled()
+        gang = gang_release(release, any(scenario.group_objects.by_kind.values()))
+        if gang is None:
+            warn_ignored(scenario, release)
+        else:
+            if GATE not in release.overrides:
+                say_taken_on(release.version, "schedules their pods one by one")
+            warn_missing(scenario, hold=GATE in release.overrides)
         try:
             result = _run(scenario, queue, lat, stop, show_progress=output == "table",
                           node_pressure=node_pressure, controller_latency=ctrl_lat,
                           seed=seed, autoscale=options, kueue_version=kueue_version,
                           best_candidates=True if best_candidates else None,
-                          max_events=max_events or None)
+                          max_events=max_events or None, release=release)
         except InputError as exc:  # e.g. the event limit: name the scenario it concerns
             raise exc.located(Source(", ".join(files)), None, None) from None
         report_error: InputError | None = None
@@ -182,7 +193,10 @@ def register(app: typer.Typer) -> None:
                                           f"{exc.strerror or exc}")
         if output in DATA_OUTPUTS:
             kueue = kueue_version if "kueue" in result.metrics else None
-            emit({**result.to_json(), "seed": seed, "modelled": modelled_json(kueue)}, output)
+            modelled = modelled_json(kueue)
+            if gang is not None:  # GenericWorkload as the run took it
+                modelled["featureGates"] = gang.decided_gates()
+            emit({**result.to_json(), "seed": seed, "modelled": modelled}, output)
         else:
             render(result, max_rows)
             if report and report_error is None:
@@ -195,7 +209,8 @@ def _run(scenario, queue: str, latency: float, until: float | None,
          show_progress: bool, node_pressure: bool = False, controller_latency: float = 0.0,
          seed: int = 0, autoscale: AutoscalerOptions | None = None,
          kueue_version: str = "current", best_candidates: bool | None = None,
-         max_events: int | None = DEFAULT_MAX_EVENTS) -> SimResult:
+         max_events: int | None = DEFAULT_MAX_EVENTS,
+         release: Modelled | None = None) -> SimResult:
     """Run, with a progress bar of simulated time once the run has taken over a second."""
     horizon = until if until is not None else max(scenario.horizon, 1.0)
     started = time.monotonic()
@@ -218,7 +233,8 @@ def _run(scenario, queue: str, latency: float, until: float | None,
                         progress=progress if show_progress else None,
                         node_pressure=node_pressure, controller_latency=controller_latency,
                         seed=seed, autoscale=autoscale, kueue_version=kueue_version,
-                        best_candidates=best_candidates, max_events=max_events)
+                        best_candidates=best_candidates, max_events=max_events,
+                        release=release)
     finally:
         if "bar" in state:
             state["bar"].stop()
@@ -260,6 +276,8 @@ def render(result: SimResult, max_rows: int) -> None:
                         if result.metrics.get(k))
     if evicted:
         console.print(f"Evicted (counted apart from preempted): {evicted}.")
+    if "podGroups" in result.metrics:
+        render_groups(result.metrics["podGroups"], console)
     if "kueue" in result.metrics:
         from kubepreempt.sim.kueue_metrics import render_kueue
 
@@ -287,3 +305,22 @@ def render(result: SimResult, max_rows: int) -> None:
         console.print(table)
         console.print("Nodes over time: " + ", ".join(f"{n} at {t:g} s"
                                                       for t, n in a["nodeCount"]))
+
+
+def render_groups(groups: dict, console: Console) -> None:
+    """The PodGroups table (``metrics.podGroups``) and one line of totals."""
+    table = new_table("PodGroup", "policy", "minCount", "prio", "pods", "ready s",
+                      "admitted s", "wait s", "cycles", "preempted pods", keys=(0,),
+                      title="PodGroups (wait: ready to minCount bound)")
+    for key, g in groups["byGroup"].items():
+        table.add_row(key, f"{g['policy']}/{g['disruptionMode']}", str(g["minCount"]),
+                      str(g["priority"]), str(g["podsCreated"]), _fmt(g["readyAt"]),
+                      _fmt(g["admittedAt"]), _fmt(g["wait"]), str(g["cycles"]),
+                      str(g["preemptedPods"]))
+    console.print(table)
+    line = (f"PodGroups: {groups['groups']}, admitted {groups['admitted']}, preempted "
+            f"(as victims) {groups['preempted']}, never admitted {groups['waiting']}; "
+            f"mean wait {_fmt(groups['meanWait'])} s, p95 {_fmt(groups['p95Wait'])} s.")
+    if groups["missing"]:
+        line += f" Held for a PodGroup not in the scenario: {', '.join(groups['missing'])}."
+    console.print(line, highlight=False)

@@ -6,6 +6,8 @@
 * :mod:`.actors` — the hooks the world calls; :mod:`.scheduler_driver` (kube-scheduler and
   its queue, :mod:`kubepreempt.scheduler.queue`), :mod:`.kubelet`, :mod:`.controllers`,
   :mod:`.autoscaler` and the Kueue actor implement them.
+* :mod:`.pod_groups` — PodGroups over time (Kubernetes 1.37): whether they are played,
+  their arrivals, members and metrics; the scheduler driver runs their group cycles.
 * :mod:`.engine` — :class:`Simulator`: the kernel, the world and the actors of one run.
 * :mod:`.metrics` — events, per-pod records, summaries.
 * :mod:`.report` — the self-contained HTML report.

@@ -14,6 +14,7 @@ from typing import Any
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Pod
+from kubepreempt.release import DEFAULT, Modelled
 from kubepreempt.scheduler.queue.priority_queue import PriorityQueue
 from kubepreempt.scheduler.queue.scheduling_queue import CLASSIC, MODES, UPSTREAM
 from kubepreempt.sim import metrics as m
@@ -22,6 +23,7 @@ from kubepreempt.sim.autoscaler import Autoscaler, AutoscalerOptions
 from kubepreempt.sim.kernel import Kernel, Priority
 from kubepreempt.sim.kubelet import Kubelet
 from kubepreempt.sim.metrics import Event, PodRecord, Series
+from kubepreempt.sim.pod_groups import GATE, GroupBook, gang_release, load_pod_groups
 from kubepreempt.sim.scenario import Scenario
 from kubepreempt.sim.scheduler_driver import SchedulerDriver
 from kubepreempt.sim.world import World
@@ -60,7 +62,10 @@ class Simulator:
     ``fifo`` (pre-1.9, no nominations). ``best_candidates``: preemption takes the globally
     best candidate and every feasible node is scored (the default for classic and fifo);
     otherwise upstream's DryRunPreemption window from a random offset (seeded by ``seed``)
-    and percentageOfNodesToScore (the default for 1.36).
+    and percentageOfNodesToScore (the default for 1.36). ``release``: the Kubernetes
+    release and feature gates (default 1.37 as released); with 1.37's workload API on
+    (:func:`kubepreempt.sim.pod_groups.gang_release`) the scenario's PodGroups are
+    played, else every pod is scheduled on its own.
     """
 
     def __init__(self, scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
@@ -68,7 +73,8 @@ class Simulator:
                  controller_latency: float = 0.0, seed: int = 0,
                  autoscale: AutoscalerOptions | None = None,
                  kueue_version: str = "current",
-                 best_candidates: bool | None = None) -> None:
+                 best_candidates: bool | None = None,
+                 release: Modelled | None = None) -> None:
         if latency < 0:
             raise InputError(f"--latency must be >= 0, not {latency}")
         queue = CLASSIC if queue == "priority" else queue
@@ -78,7 +84,16 @@ class Simulator:
         self.cluster = scenario.cluster
         self.kernel = Kernel()
         self.world = World(self.kernel, scenario, keep_timeline)
-        self.scheduler = SchedulerDriver(self.world, queue, latency, best_candidates, seed)
+        holds = any(scenario.group_objects.by_kind.values())
+        #: The release with GenericWorkload on when PodGroups are played, else None.
+        self.gang = gang_release(release or DEFAULT, holds)
+        self.groups: GroupBook | None = None
+        if self.gang is not None:
+            self.groups = GroupBook(load_pod_groups(scenario, self.gang),
+                                    hold_missing=GATE in (release or DEFAULT).overrides)
+        self.scheduler = SchedulerDriver(
+            self.world, queue, latency, best_candidates, seed, self.groups,
+            self.gang is not None and self.gang.enabled("PodGroupPreemptionPolicy"))
         self.kubelet = Kubelet(self.world, node_pressure)
         # The actors around the scheduler (controllers, autoscaler, Kueue).
         self.actors: list[Actor] = []
@@ -101,6 +116,12 @@ class Simulator:
             world.place_initial(plan)
         world.sample_util(0.0)
         self.kubelet.check_all_nodes()
+        if self.groups is not None:
+            self.scheduler.add_initial_members()
+            for key, rec in self.groups.records.items():
+                if rec.arrival != float("inf"):  # inf: named by pods, not in the scenario
+                    kernel.schedule(rec.arrival, Priority.ARRIVE,
+                                    self.scheduler.group_arrived, key)
         for n in self.scen.nodes:
             if n.arrival > 0:
                 kernel.schedule(n.arrival, Priority.NODE, world.add_node, n)
@@ -137,6 +158,8 @@ class Simulator:
                                             sorted(world.quota_refusals.items())}
         for actor in self.actors:
             res.metrics.update(actor.metrics())
+        if self.groups is not None:
+            res.metrics["podGroups"] = self.groups.metrics()
         return res
 
     # ---- views of the world ----
@@ -186,7 +209,8 @@ def simulate(scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
              seed: int | None = 0, autoscale: AutoscalerOptions | None = None,
              max_events: int | None = DEFAULT_MAX_EVENTS,
              kueue_version: str = "current",
-             best_candidates: bool | None = None) -> SimResult:
+             best_candidates: bool | None = None,
+             release: Modelled | None = None) -> SimResult:
     """Run ``scenario`` and return the result (events, per-pod outcomes, metrics).
 
     ``node_pressure`` turns on the kubelet's node-pressure eviction from modelled usage;
@@ -195,11 +219,12 @@ def simulate(scenario: Scenario, queue: str = UPSTREAM, latency: float = 0.0,
     preemption candidate window's offsets; ``autoscale`` runs the Cluster Autoscaler with
     these options; more than ``max_events`` events (None: no limit) ends the run with an
     InputError; ``kueue_version`` (``current`` or ``v0.7``) is the Kueue release a
-    scenario's Kueue objects follow; ``queue`` and ``best_candidates`` are as for
-    :class:`Simulator`.
+    scenario's Kueue objects follow; ``queue``, ``best_candidates`` and ``release`` are
+    as for :class:`Simulator`.
     """
     if queue not in (*MODES, "priority"):
         raise InputError(f"--queue must be one of {', '.join(MODES)}, not {queue!r}")
     return Simulator(scenario, queue, latency, keep_timeline, node_pressure,
                      controller_latency, seed or 0, autoscale,
-                     kueue_version, best_candidates).run(until, progress, max_events)
+                     kueue_version, best_candidates, release).run(until, progress,
+                                                                  max_events)

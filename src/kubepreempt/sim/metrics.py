@@ -25,6 +25,7 @@ SCALE_DOWN = "scale-down"  # the Cluster Autoscaler removes a node (cordon, evic
 QUOTA_REFUSED = "quota-refused"  # the apiserver's ResourceQuota admission refused a pod
 NODE_ADDED = "node-added"
 NODE_REMOVED = "node-removed"
+GROUP_CREATED = "podgroup-created"  # a scheduling.k8s.io PodGroup object was created
 
 # Why a pod was disrupted (``PodRecord.disruption``): each is counted under its own name
 # in ``metrics`` (per class and in total). Upstream's DisruptionTarget reasons:

@@ -205,6 +205,29 @@ class _Report:
         return ("<table><tr><th>node group</th><th>size</th><th>added</th><th>removed</th>"
                 f"<th>peak</th><th>node-hours</th></tr>{rows}</table>")
 
+    def pod_groups(self) -> str:
+        """The PodGroups table (``metrics.podGroups``; empty when none were played)."""
+        groups = self.res.metrics.get("podGroups")
+        if not groups:
+            return ""
+
+        def num(v: float | None) -> str:
+            return "-" if v is None else f"{v:.1f}"
+
+        rows = "".join(
+            f"<tr><td>{html.escape(key)}</td><td>{g['policy']}/{g['disruptionMode']}</td>"
+            f"<td>{g['minCount']}</td><td>{g['priority']}</td><td>{g['podsCreated']}</td>"
+            f"<td>{num(g['readyAt'])}</td><td>{num(g['admittedAt'])}</td>"
+            f"<td>{num(g['wait'])}</td><td>{g['cycles']}</td><td>{g['preemptedPods']}</td>"
+            "</tr>" for key, g in groups["byGroup"].items())
+        return ("<table id='pod-groups'><caption>PodGroups: "
+                f"{groups['admitted']} of {groups['groups']} admitted, "
+                f"{groups['preempted']} preempted as victims; wait: from ready (the PodGroup "
+                "and minCount pods exist) to minCount pods bound.</caption><tr><th>PodGroup"
+                "</th><th>policy</th><th>minCount</th><th>prio</th><th>pods</th><th>ready s"
+                "</th><th>admitted s</th><th>wait s</th><th>cycles</th><th>preempted pods</th>"
+                f"</tr>{rows}</table>")
+
     def kueue(self) -> None:
         k = self.res.metrics.get("kueue")
         if not k:
@@ -390,7 +413,7 @@ class _Report:
         self.utilisation()
         self.pending()
         self.preemptions()
-        nodes_table = self.node_count()
+        nodes_table = self.node_count() + self.pod_groups()
         self.kueue()
         self.gantt()
         style = ("body{font-family:sans-serif;max-width:1100px;margin:auto;padding:0 1em}"

@@ -18,6 +18,9 @@ Annotations (all optional):
 * ``kubepreempt.io/memory-usage``, ``kubepreempt.io/ephemeral-storage-usage`` (Pod): what
   the pod uses once running (quantities such as ``1Gi``), for node-pressure eviction
   (``--node-pressure``); default: the pod's request.
+* ``kubepreempt.io/arrival`` on a ``scheduling.k8s.io`` PodGroup: when it is created
+  (default 0); PodGroups and Workloads are kept apart (:attr:`Scenario.group_objects`)
+  and played by :mod:`kubepreempt.sim.pod_groups` when the workload API is on.
 * ``kubepreempt.io/arrival`` on a Deployment, ReplicaSet, StatefulSet, Job or DaemonSet:
   when the object is created; its controller then runs in the simulation
   (:mod:`kubepreempt.sim.controllers`). Its pod template's annotations (``duration``,
@@ -43,6 +46,7 @@ from typing import Any, TextIO
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.api.objects import Node, Pod, parse_node, parse_pod
+from kubepreempt.api.podgroup import is_scheduling_object
 from kubepreempt.api.quantity import parse_quantity
 from kubepreempt.cluster import Cluster, build_cluster
 from kubepreempt.manifests import Documents, RawObject, load_documents, reading
@@ -167,6 +171,8 @@ class Scenario:
     kueue: Documents | None = None  # Kueue objects and queued Jobs (sim/kueue_actor.py)
     rng: random.Random | None = None  # the seeded source of Poisson arrivals
     workloads: list[WorkloadPlan] = field(default_factory=list)  # run by controllers
+    # scheduling.k8s.io PodGroups and Workloads (Kubernetes 1.37's workload API)
+    group_objects: Documents = field(default_factory=Documents)
 
     @property
     def horizon(self) -> float:
@@ -192,6 +198,11 @@ def _time(obj: RawObject, key: str, default: float | None) -> float | None:
     except ValueError as exc:
         name = _pod_name(obj) if obj.kind == "Pod" else obj.name
         raise InputError(f"annotation {key}: {exc}", obj.source, obj.kind, name) from None
+
+
+def arrival_of(obj: RawObject) -> float:
+    """An object's ``kubepreempt.io/arrival`` in seconds (0 when absent)."""
+    return _time(obj, ARRIVAL, 0.0) or 0.0
 
 
 def _pod_name(obj: RawObject) -> str:
@@ -314,8 +325,13 @@ def build_scenario(docs: Documents, seed: int | None = None,
     node_plans: list[tuple[RawObject, float, float | None]] = []
     kueue = Documents()
     workloads: list[WorkloadPlan] = []
+    groups = Documents()
     for kind, objs in docs.by_kind.items():
         for obj in objs:
+            if is_scheduling_object(kind, obj.body):
+                arrival_of(obj)  # validate early
+                groups.add(obj)  # never Kueue's Workload, never in the time-0 cluster
+                continue
             if is_kueue_object(obj):
                 kueue.add(obj)
                 continue
@@ -341,7 +357,8 @@ def build_scenario(docs: Documents, seed: int | None = None,
                 continue
             base.add(obj)
     cluster = build_cluster(base, warn=True, extra_kinds=SIM_KINDS)
-    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival), rng=rng)
+    scen = Scenario(cluster, workloads=sorted(workloads, key=lambda w: w.arrival), rng=rng,
+                    group_objects=groups)
     if any(kind != "PriorityClass" for kind in kueue.by_kind):
         scen.kueue = kueue
     for obj, arrival, removal in node_plans:

@@ -16,6 +16,7 @@ import pytest
 from kubepreempt import workloads
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.config import parse_scheduler_config
+from kubepreempt.scheduler.gang import cycle as gang_cycle
 from kubepreempt.sim import load_scenario, scheduler_driver, simulate
 from tests.scheduler.test_one_cycle import NOW, SCENARIOS, spy
 
@@ -70,6 +71,7 @@ def test_bench_attempts_agree_under_configurations(conf, name, monkeypatch) -> N
 def test_simulator_attempts_agree_under_configurations(conf, path, monkeypatch) -> None:
     checked, seen = spy(cycle.schedule_one)
     monkeypatch.setattr(scheduler_driver, "schedule_one", checked)
+    monkeypatch.setattr(gang_cycle, "schedule_one", checked)  # a PodGroup's pods
     scenario = load_scenario([path], seed=1)
     scenario.cluster.scheduler_config = CONFIGS[conf]()
     simulate(scenario)

@@ -82,6 +82,9 @@ class MemberResult:
     node: str | None = None
     message: str = ""
     victims: list[Pod] = field(default_factory=list)
+    # The plugins that rejected it in its own cycle (UnschedulablePlugins; empty when
+    # the group, not a plugin, turned it down): where the queue puts it back.
+    unschedulable_plugins: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for ``-o json``."""
@@ -164,14 +167,16 @@ class GroupDecision:
 def schedule_pod_group(sched: Scheduler, namespace: str, name: str,
                        group: PodGroup | None, *, preemption: bool = True,
                        now: float | None = None, explain: bool = False,
-                       workload_preemption: WorkloadPreemption | None = None
-                       ) -> GroupDecision:
+                       workload_preemption: WorkloadPreemption | None = None,
+                       evaluator: Evaluator | None = None) -> GroupDecision:
     """Decide PodGroup ``namespace/name`` as kube-scheduler 1.37's pod group cycle would
     (``group`` None: the PodGroup object does not exist). The cluster is not changed.
 
     ``workload_preemption`` (the WorkloadAwarePreemption gate on): when the group is
     unschedulable, victims are searched across the whole cluster for the group as one
-    preemptor (:mod:`kubepreempt.scheduler.gang.preemption`)."""
+    preemptor (:mod:`kubepreempt.scheduler.gang.preemption`). ``evaluator``: the
+    DefaultPreemption every member's own cycle runs with (its sampling, its victim
+    groups); by default each cycle makes its own."""
     key = f"{namespace}/{name}"
     members = members_of(sched.cluster, namespace, name)
     if group is None:  # GangScheduling PreEnqueue: the PodGroup must exist
@@ -204,7 +209,7 @@ def schedule_pod_group(sched: Scheduler, namespace: str, name: str,
                              [MemberResult(p, UNSCHEDULABLE, message=message) for p in queued]
                              + held, members.assigned, group)
     return _run(sched, key, group, members, queued, held, preemption, now, explain,
-                workload_preemption if preemption else None)
+                workload_preemption if preemption else None, evaluator)
 
 
 def _waiting(key: str, members: Members, message: str, group: PodGroup | None
@@ -225,6 +230,7 @@ class Outcome:
     message: str
     victims: list[Pod]
     permit: str | None
+    plugins: frozenset[str] = frozenset()  # its cycle's UnschedulablePlugins
 
 
 @dataclass(slots=True)
@@ -242,10 +248,12 @@ class AlgorithmResult:
 
 
 def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: list[Pod],
-                    preemption: bool, now: float | None, explain: bool = False
-                    ) -> AlgorithmResult:
+                    preemption: bool, now: float | None, explain: bool = False,
+                    evaluator: Evaluator | None = None) -> AlgorithmResult:
     """``podGroupSchedulingDefaultAlgorithm`` (``preemption=False``: without PostFilter
-    plugins, as workload-aware preemption runs it). Every assumption is undone."""
+    plugins, as workload-aware preemption runs it). Every assumption is undone.
+    ``evaluator``: DefaultPreemption's options for every member (see
+    :func:`schedule_pod_group`)."""
     assumptions = Assumptions(sched)
     outcomes: list[Outcome] = []
     status = UNSCHEDULABLE  # NewStatus(Unschedulable).WithError(errPodGroupUnschedulable)
@@ -255,12 +263,14 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
         for pod in queued:
             # The pod's own profile is ``sched``: the cycle makes this very evaluator
             # itself, and only when DefaultPreemption runs (a pod that fits saves it).
-            evaluator = None if sched.profile_for(pod) is sched else Evaluator(
-                sched, now=now, materialize=explain)
+            member_evaluator = evaluator if evaluator is not None else None \
+                if sched.profile_for(pod) is sched else Evaluator(
+                    sched, now=now, materialize=explain)
             cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
-                                 evaluator=evaluator)
+                                 evaluator=member_evaluator)
             if cycle.result not in (SCHEDULED, PREEMPT):
-                outcomes.append(Outcome(pod, None, cycle.message, [], None))
+                outcomes.append(Outcome(pod, None, cycle.message, [], None,
+                                        cycle.unschedulable_plugins))
                 continue  # IsRejected: the group may still be schedulable
             victims = list(cycle.preemption.victims) if cycle.result == PREEMPT and \
                 cycle.preemption is not None else []
@@ -269,7 +279,8 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
             scheduled += 1
             permit = "" if not group.gang or scheduled >= group.min_count \
                 else MIN_COUNT_NOT_SCHEDULED
-            outcomes.append(Outcome(pod, cycle.node_name, cycle.message, victims, permit))
+            outcomes.append(Outcome(pod, cycle.node_name, cycle.message, victims, permit,
+                                    cycle.unschedulable_plugins))
             requires_preemption = requires_preemption or cycle.result == PREEMPT
             if permit == "":  # Permit allowed the group
                 status = PREEMPT if requires_preemption else SCHEDULED
@@ -280,11 +291,12 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
 
 def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: list[Pod],
          held: list[MemberResult], preemption: bool, now: float | None, explain: bool,
-         workload_preemption: WorkloadPreemption | None = None) -> GroupDecision:
+         workload_preemption: WorkloadPreemption | None = None,
+         evaluator: Evaluator | None = None) -> GroupDecision:
     """``podGroupCycle``: the algorithm, workload-aware preemption when it failed, then
     ``submitPodGroupAlgorithmResult``."""
     algo = group_algorithm(sched, group, len(members.assigned), queued, preemption, now,
-                           explain)
+                           explain, evaluator)
     status = algo.status
     group_message = {SCHEDULED: "", PREEMPT: _joined(GROUP_UNSCHEDULABLE,
                                                      GROUP_WAITING_FOR_PREEMPTION)
@@ -304,13 +316,15 @@ def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: 
             node = preempted.placements.get(o.pod.key)
             message = o.message if o.permit is None else group_message
             results.append(MemberResult(o.pod, PREEMPT if node else UNSCHEDULABLE, node,
-                                        message))
+                                        message, unschedulable_plugins=o.plugins))
         elif o.permit is None:  # the pod's own FitError / preemption message
-            results.append(MemberResult(o.pod, UNSCHEDULABLE, message=o.message))
+            results.append(MemberResult(o.pod, UNSCHEDULABLE, message=o.message,
+                                        unschedulable_plugins=o.plugins))
         elif status == SCHEDULED:
             results.append(MemberResult(o.pod, SCHEDULED, o.node))
         elif status == PREEMPT:  # waiting on the pods' own preemptions
-            results.append(MemberResult(o.pod, PREEMPT, o.node, group_message, o.victims))
+            results.append(MemberResult(o.pod, PREEMPT, o.node, group_message, o.victims,
+                                        o.plugins))
         else:  # its permit status' message, the preemption no longer relevant
             results.append(MemberResult(o.pod, UNSCHEDULABLE, message=_joined(
                 GROUP_UNSCHEDULABLE, o.permit)))

@@ -116,6 +116,12 @@ class VictimGroups:
     """The cluster's PodGroups, as the preemption of Kubernetes 1.37 reads them."""
 
     pod_groups: Mapping[str, PodGroup] = field(default_factory=dict)
+    # (speed only) bound pods by (namespace, PodGroup name), for the mapping and
+    # snapshot generation it was built at: rebuilt when either moves.
+    _index: dict[tuple[str, str], list[Pod]] = field(default_factory=dict, repr=False,
+                                                     compare=False)
+    _index_of: tuple[Mapping[str, Pod] | None, int] = field(default=(None, -1), repr=False,
+                                                            compare=False)
 
     def group_of(self, pod: Pod) -> PodGroup | None:
         """The PodGroup ``pod`` names, when it is in the input."""
@@ -127,11 +133,30 @@ class VictimGroups:
         group = self.group_of(pod)
         return group.priority if group is not None else pod.priority
 
-    def units_on_node(self, view: NodeView, bound: Mapping[str, Pod]) -> list[VictimUnit]:
+    def _group_pods(self, namespace: str, name: str, bound: Mapping[str, Pod],
+                    generation: int | None) -> list[Pod]:
+        """The bound pods naming PodGroup ``namespace/name``, in ``bound``'s order;
+        with ``generation`` (the snapshot's change counter) from an index kept while
+        neither ``bound`` nor the generation changes."""
+        if generation is None:
+            return [p for p in bound.values() if p.namespace == namespace
+                    and pod_group_name(p) == name]
+        if self._index_of[0] is not bound or self._index_of[1] != generation:
+            index: dict[tuple[str, str], list[Pod]] = {}
+            for p in bound.values():
+                group = pod_group_name(p)
+                if group is not None:
+                    index.setdefault((p.namespace, group), []).append(p)
+            self._index, self._index_of = index, (bound, generation)
+        return list(self._index.get((namespace, name), ()))
+
+    def units_on_node(self, view: NodeView, bound: Mapping[str, Pod],
+                      generation: int | None = None) -> list[VictimUnit]:
         """``GetVictimsOnNode``: one unit per pod on the node (``NewPodVictim``), except
         that a pod of an ``all`` PodGroup brings every scheduled pod of its group, on
         whatever node (``searchCrossNodesVictimPods``), once. ``bound``: every bound pod
-        of the cluster by key."""
+        of the cluster by key; ``generation``: the snapshot's change counter, when the
+        caller has one (the group members are then looked up once per change)."""
         out: dict[str, VictimUnit] = {}
         for pod in view.pods:
             group = self.group_of(pod)
@@ -139,8 +164,8 @@ class VictimGroups:
                 out[f"pod:{pod.key}"] = VictimUnit(pod.key, [pod], self.pod_priority(pod))
             elif f"group:{group.key}" not in out:
                 name = pod_group_name(pod)
-                pods = [p for p in bound.values() if p.namespace == pod.namespace
-                        and pod_group_name(p) == name]
+                assert name is not None  # group_of found its PodGroup
+                pods = self._group_pods(pod.namespace, name, bound, generation)
                 out[f"group:{group.key}"] = VictimUnit(group.key, pods or [pod],
                                                        group.priority)
         return list(out.values())
@@ -165,7 +190,7 @@ def select_victim_units_on_node(nominator: Nominator, pdbs: list[PodDisruptionBu
     state = state.clone()
     view = view.clone()
     here = view.node.name
-    potential = [u for u in groups.units_on_node(view, snapshot.pods)
+    potential = [u for u in groups.units_on_node(view, snapshot.pods, snapshot.generation)
                  if u.priority < pod.priority]
 
     def view_of(victim: Pod) -> NodeView:

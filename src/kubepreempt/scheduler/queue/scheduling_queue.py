@@ -146,6 +146,30 @@ class SchedulingQueue:
         q.gated = False
         return self._backoff_or_active(q, now)
 
+    def hold(self, key: str, plugin: str) -> None:
+        """A PreEnqueue plugin (``plugin``, e.g. GangScheduling) rejected the pod: it
+        waits in the pool, gated, untouched by cluster events and flushes, until
+        :meth:`ungate` lets it in."""
+        q = self.info.get(key)
+        if q is None:
+            return
+        self._leave(q)
+        q.gated, q.rejectors = True, frozenset({plugin})
+        q.where = "unschedulable"
+        self.unschedulable[key] = q
+
+    def take(self, key: str) -> QueuedPod | None:
+        """Upstream ``PopSpecificPod``: take one waiting pod out of activeQ, backoffQ or
+        the pool (not a gated one) for the attempt in flight, its attempt counted; None
+        when it is not waiting there."""
+        q = self.info.get(key)
+        if q is None or q.gated or q.where not in ("active", "backoff", "error",
+                                                   "unschedulable"):
+            return None
+        self._leave(q)
+        q.attempts += 1
+        return q
+
     def _to_active(self, q: QueuedPod) -> None:
         self._leave(q)
         q.token = self._next()
