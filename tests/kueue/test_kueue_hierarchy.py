@@ -149,11 +149,12 @@ def test_v1beta1_objects_are_converted_under_current(capsys) -> None:
     inp = inputs(objs, CURRENT)
     assert inp.cohorts["child"].parent == "root"
     assert inp.cluster_queues["q1"].cohort == "child"
-    # One line per file and kind (Kueue 0.20 no longer serves v1beta1, #14558).
+    # One line per file and version, naming the kinds (Kueue 0.20 no longer serves
+    # v1beta1, #14558).
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"warning: test.yaml: {kind} objects in kueue.x-k8s.io/v1beta1, which "
-                   "Kueue 0.20 no longer serves (#14558), are converted to v1beta2"
-                   for kind in ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue")]
+    assert err == ["warning: test.yaml: ResourceFlavor, ClusterQueue, Cohort, LocalQueue "
+                   "objects in kueue.x-k8s.io/v1beta1, which Kueue 0.20 no longer serves "
+                   "(#14558), are converted to v1beta2"]
     assert run([*objs, wl("in", {"cpu": "4"}, queue="q1")], "in", CURRENT).result == "admit"
     capsys.readouterr()
     # v0.7 reads v1beta1 natively: no warning.

@@ -110,20 +110,20 @@ def api_version(obj: RawObject, semantics: Semantics) -> str:
 
 
 def conversion_warnings(objs: Iterable[RawObject], semantics: Semantics) -> list[str]:
-    """One line per file and kind of ``kueue.x-k8s.io`` objects in a version the release
-    reads only by converting it (v1beta1 or v1alpha1 under 0.20), e.g. ``warning: f.yaml:
-    ClusterQueue objects in kueue.x-k8s.io/v1beta1, which Kueue 0.20 no longer serves
-    (#14558), are converted to v1beta2``."""
+    """One line per file and version of ``kueue.x-k8s.io`` objects in a version the release
+    reads only by converting it (v1beta1 or v1alpha1 under 0.20), naming their kinds, e.g.
+    ``warning: f.yaml: ClusterQueue, LocalQueue objects in kueue.x-k8s.io/v1beta1, which
+    Kueue 0.20 no longer serves (#14558), are converted to v1beta2``."""
     native = semantics.native_api_version
-    seen: dict[tuple[str, str, str], None] = {}
+    kinds: dict[tuple[str, str], dict[str, None]] = {}
     for obj in objs:
         group, _, version = str(obj.body.get("apiVersion") or "").rpartition("/")
         if group == GROUP and version != native and version in semantics.api_versions:
-            seen.setdefault((obj.source.path, obj.kind, version))
+            kinds.setdefault((obj.source.path, version), {}).setdefault(obj.kind)
     why = {"v1beta1": " (#14558)", "v1alpha1": " (since v0.13)"}
-    return [f"warning: {path}: {kind} objects in {GROUP}/{version}, which Kueue "
+    return [f"warning: {path}: {', '.join(names)} objects in {GROUP}/{version}, which Kueue "
             f"{semantics.version} no longer serves{why.get(version, '')}, are converted to "
-            f"{native}" for path, kind, version in seen]
+            f"{native}" for (path, version), names in kinds.items()]
 
 
 @dataclass(frozen=True, slots=True)
