@@ -345,3 +345,59 @@ def test_group_cycle_preempts_only_as_a_group():
     plain = schedule_pod_group(sched, NS, "preemptor-pg", group)
     assert plain.result == "preempt" and plain.unit_victims is None
     assert sorted(v.name for v in plain.victims) == ["x", "y"]
+
+
+def _affinity(app: str, anti: bool = False) -> dict[str, Any]:
+    term = {"labelSelector": {"matchLabels": {"app": app}},
+            "topologyKey": "kubernetes.io/hostname"}
+    kind = "podAntiAffinity" if anti else "podAffinity"
+    return {"affinity": {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+
+
+def _spread_member(name: str) -> dict[str, Any]:
+    spec = {"schedulingGroup": {"podGroupName": "preemptor-pg"},
+            "topologySpreadConstraints": [{
+                "maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "gang"}}}]}
+    return pod(name, "1", priority=HIGH, labels={"app": "gang"}, spec_extra=spec)
+
+
+CROSS_NODE_CASES = {
+    # The gang's pod needs the anchor (not a victim: the preemptor's priority) beside it.
+    "affinity": [*nodes(2, 2), victim("anchor", "node2", priority=HIGH,
+                                      labels={"app": "anchor"}),
+                 victim("f1", "node1", size=2), victim("f2", "node2"),
+                 pod("p-1", "1", priority=HIGH, labels={"app": "gang"}, spec_extra={
+                     "schedulingGroup": {"podGroupName": "preemptor-pg"},
+                     **_affinity("anchor")})],
+    # A victim whose anti-affinity refuses the gang's pods on its node.
+    "anti-affinity": [*nodes(2, 2),
+                      pod("hater", "1", node_name="node1", priority=LOW,
+                          start="1970-01-01T00:00:01Z", spec_extra=_affinity("gang", True)),
+                      victim("v", "node2", size=2, start=2),
+                      *(pod(f"p-{i}", "1", priority=HIGH, labels={"app": "gang"}, spec_extra={
+                          "schedulingGroup": {"podGroupName": "preemptor-pg"}})
+                        for i in (1, 2))],
+    # Spread across hostnames: putting a victim back must not skew the gang.
+    "spread": [*nodes(1, 1, 2), victim("a", "node1", start=1), victim("b", "node2", start=2),
+               victim("c", "node3", size=2, start=3), _spread_member("s-1"),
+               _spread_member("s-2"), _spread_member("s-3")],
+}
+
+
+def test_the_quick_node_local_check_changes_no_answer(monkeypatch):
+    """``_fails_on_its_nodes`` only says "no" early: with it and without it (the plain
+    replay of every filter over every pod) the victims are the same, with cross-node
+    filters (InterPodAffinity, PodTopologySpread) in play."""
+    import kubepreempt.scheduler.gang.preemption as module
+
+    quick = {name: names(select(objects)) for name, objects in CROSS_NODE_CASES.items()}
+    monkeypatch.setattr(module, "_fails_on_its_nodes", lambda *args: False)
+    plain = {name: names(select(objects)) for name, objects in CROSS_NODE_CASES.items()}
+    assert quick == plain
+    # p-1 can only go beside the anchor: f2 (node2) goes, f1 (node1) stays.
+    assert quick["affinity"] == ["f2"]
+    # hater's anti-affinity refuses the gang's pod proposed on its node: only the full
+    # replay (InterPodAffinity is cross-node) finds it; v no longer fits on node2.
+    assert quick["anti-affinity"] == ["hater", "v"]
