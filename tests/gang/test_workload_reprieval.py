@@ -386,15 +386,26 @@ CROSS_NODE_CASES = {
 }
 
 
-def test_the_quick_node_local_check_changes_no_answer(monkeypatch):
-    """``_fails_on_its_nodes`` only says "no" early: with it and without it (the plain
-    replay of every filter over every pod) the victims are the same, with cross-node
-    filters (InterPodAffinity, PodTopologySpread) in play."""
+def test_the_quick_checks_change_no_answer(monkeypatch):
+    """``_fails_on_its_nodes`` only says "no" early, and ``_cross_node_filters_idle``
+    skips the full replay only when no cross-node filter can run: with them and without
+    them (the plain replay of every filter over every pod, for every unit) the victims
+    are the same, with cross-node filters (InterPodAffinity, PodTopologySpread) in play
+    and without (where only the node-local check decides)."""
     import kubepreempt.scheduler.gang.preemption as module
 
-    quick = {name: names(select(objects)) for name, objects in CROSS_NODE_CASES.items()}
+    cases = {**CROSS_NODE_CASES,
+             "cpu only": [*nodes(2, 2, 2), victim("a", "node1", start=1),
+                          victim("b", "node2", start=2), victim("c", "node3", start=3),
+                          victim("d", "node1", start=4), preemptor("p-1"), preemptor("p-2")],
+             "all group": [*nodes(1, 1, 2), victim("g1", "node1", group="pg"),
+                           victim("g2", "node3", group="pg"), victim("x", "node2"),
+                           victim("y", "node3"), pod_group("pg", LOW, "all"),
+                           preemptor("p-1"), preemptor("p-2")]}
+    quick = {name: names(select(objects)) for name, objects in cases.items()}
     monkeypatch.setattr(module, "_fails_on_its_nodes", lambda *args: False)
-    plain = {name: names(select(objects)) for name, objects in CROSS_NODE_CASES.items()}
+    monkeypatch.setattr(module, "_cross_node_filters_idle", lambda *args: False)
+    plain = {name: names(select(objects)) for name, objects in cases.items()}
     assert quick == plain
     # p-1 can only go beside the anchor: f2 (node2) goes, f1 (node1) stays.
     assert quick["affinity"] == ["f2"]

@@ -217,9 +217,11 @@ class WorkloadPreemption:
                                                       sched.cluster.pdbs)
         to_preempt: list[VictimUnit] = []
         violations = 0
+        local_only = _cross_node_filters_idle(sched, placed, potential, removals)
         for unit, count in [*violating, *((u, 0) for u in non_violating)]:
             removals.add(unit)
-            if _fails_on_its_nodes(sched, placed, unit) or not _fits_in_place(sched, placed):
+            if _fails_on_its_nodes(sched, placed, unit) or (
+                    not local_only and not _fits_in_place(sched, placed)):
                 removals.remove(unit)
                 to_preempt.append(unit)
                 violations += count
@@ -254,6 +256,35 @@ class WorkloadPreemption:
 # plugin not named here is treated as cross-node, which only costs time.
 NODE_LOCAL_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
                                 "NodeAffinity", "NodePorts", "NodeResourcesFit"})
+
+
+def _cross_node_filters_idle(sched: Scheduler, placed: list[tuple[Pod, str]],
+                             potential: list[VictimUnit], removals: _Removals) -> bool:
+    """Whether no proposed pod would run a cross-node filter at any step of any replay
+    (upstream's second phase, which runs only those, would then pass every time).
+
+    Checked once, with every unit back and every proposed pod assumed: the cross-node
+    plugins modelled only grow more relevant as pods are added (InterPodAffinity runs
+    for a pod with terms of its own or once any bound pod has some; PodTopologySpread
+    for a pod with constraints, whatever the others), so a filter idle there is idle in
+    every replay. Then a unit fits exactly when :func:`_fails_on_its_nodes` says nothing:
+    every other node holds what it held when its filters last passed."""
+    for unit in potential:
+        removals.add(unit)
+    assumptions = Assumptions(sched)
+    try:
+        for pod, node in placed:
+            assumptions.assume(pod, node)
+        for pod, _ in placed:
+            serving = sched.profile_for(pod) or sched
+            _, rejected, filters = serving.new_state(pod)
+            if rejected is not None or any(f.name not in NODE_LOCAL_FILTERS for f in filters):
+                return False
+        return True
+    finally:
+        assumptions.revert()
+        for unit in potential:
+            removals.remove(unit)
 
 
 def _fails_on_its_nodes(sched: Scheduler, placed: list[tuple[Pod, str]],
