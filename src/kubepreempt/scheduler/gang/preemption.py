@@ -15,9 +15,11 @@ Mirrors upstream's ``pkg/scheduler/framework/preemption/podgrouppreemption.go``
   priority, then a PodGroup before a single pod, then the larger unit, then the earlier
   start) and tried in that order, PDB-violating ones first;
 - 1.37 reprieves *in place*: a unit is put back and every proposed pod is filtered again,
-  in the group's order, on its proposed node (earlier ones assumed); the unit stays when
-  every one still fits, else it goes. The placement never moves. Victims are reported in
-  the order they were given up (violating units first, each part most important first);
+  in the group's order, on its proposed node (earlier ones assumed), with the cycle state
+  its proposal computed updated by the unit's pods (a plugin PreFilter skipped then stays
+  skipped); the unit stays when every one still fits, else it goes. The placement never
+  moves. Victims are reported in the order they were given up (violating units first,
+  each part most important first);
 - 1.36's alpha (``reprieve_in_place=False``) re-ran the whole group algorithm per unit
   instead: a unit stays when the group still schedules with it back and no fewer of its
   pods are placed; victims are reported most important first.
@@ -34,6 +36,7 @@ from typing import Protocol
 from kubepreempt.api.objects import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER, Pod
 from kubepreempt.api.podgroup import ALL, PodGroup, pod_group_name
 from kubepreempt.cluster_state import Cluster
+from kubepreempt.scheduler.framework import CycleState, FilterPlugin
 from kubepreempt.scheduler.gang.assume import Assumptions
 from kubepreempt.scheduler.gang.members import Members
 from kubepreempt.scheduler.preemption.victim_units import (
@@ -208,20 +211,19 @@ class WorkloadPreemption:
                            potential: list[VictimUnit], queued: list[Pod],
                            proposed: dict[str, str]) -> PreemptionOutcome:
         """The newest ``selectVictimsOnDomain``: the placement found without any victim is
-        kept; each unit (``prepareDomainVictims``' order, tried from the most important:
-        PDB-violating units first) is put back and stays when every proposed pod still
-        passes its node's filters, replayed in the group's order."""
+        kept with its pods' cycle states; each unit (``prepareDomainVictims``' order,
+        tried from the most important: PDB-violating units first) is put back and stays
+        when every proposed pod still passes its node's filters, replayed in the group's
+        order (:func:`_reprieves`)."""
         by_key = {p.key: p for p in queued}
-        placed = [(by_key[key], node) for key, node in proposed.items()]
+        pods = _proposal(sched, [(by_key[key], node) for key, node in proposed.items()])
         violating, non_violating = split_units_by_pdb(importance_order(potential),
                                                       sched.cluster.pdbs)
         to_preempt: list[VictimUnit] = []
         violations = 0
-        local_only = _cross_node_filters_idle(sched, placed, potential, removals)
         for unit, count in [*violating, *((u, 0) for u in non_violating)]:
             removals.add(unit)
-            if _fails_on_its_nodes(sched, placed, unit) or (
-                    not local_only and not _fits_in_place(sched, placed)):
+            if not _reprieves(sched, pods, unit):
                 removals.remove(unit)
                 to_preempt.append(unit)
                 violations += count
@@ -252,89 +254,99 @@ class WorkloadPreemption:
 
 
 # Filter plugins whose answer for a pod on a node depends on that pod and that node's
-# pods alone (no cross-node state): what upstream calls node-local filter plugins. A
-# plugin not named here is treated as cross-node, which only costs time.
+# pods alone, keeping no cross-node data (upstream's node-local filter plugins). A plugin
+# not named here is treated as cross-node, which costs time, never an answer.
 NODE_LOCAL_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "TaintToleration",
                                 "NodeAffinity", "NodePorts", "NodeResourcesFit"})
 
 
-def _cross_node_filters_idle(sched: Scheduler, placed: list[tuple[Pod, str]],
-                             potential: list[VictimUnit], removals: _Removals) -> bool:
-    """Whether no proposed pod would run a cross-node filter at any step of any replay
-    (upstream's second phase, which runs only those, would then pass every time).
+@dataclass(slots=True)
+class _Proposed:
+    """One pod of the proposed placement with the cycle state its proposal computed
+    (PreFilter with the earlier ones assumed and every victim removed), its filters split
+    into node-local and cross-node ones (``None``: PreFilter refused it)."""
 
-    Checked once, with every unit back and every proposed pod assumed: the cross-node
-    plugins modelled only grow more relevant as pods are added (InterPodAffinity runs
-    for a pod with terms of its own or once any bound pod has some; PodTopologySpread
-    for a pod with constraints, whatever the others), so a filter idle there is idle in
-    every replay. Then a unit fits exactly when :func:`_fails_on_its_nodes` says nothing:
-    every other node holds what it held when its filters last passed."""
-    for unit in potential:
-        removals.add(unit)
+    pod: Pod
+    node: str
+    serving: Scheduler
+    state: CycleState
+    local: list[FilterPlugin] | None
+    cross: list[FilterPlugin]
+
+
+def _proposal(sched: Scheduler, placed: list[tuple[Pod, str]]) -> list[_Proposed]:
+    """The proposed pods with their cycle states, as the group algorithm left them
+    (``ProposedAssignment.GetCycleState``): plugins PreFilter skipped stay skipped."""
+    out: list[_Proposed] = []
     assumptions = Assumptions(sched)
     try:
         for pod, node in placed:
-            assumptions.assume(pod, node)
-        for pod, _ in placed:
             serving = sched.profile_for(pod) or sched
-            _, rejected, filters = serving.new_state(pod)
-            if rejected is not None or any(f.name not in NODE_LOCAL_FILTERS for f in filters):
-                return False
-        return True
+            state, rejected, filters = serving.new_state(pod)
+            local = None if rejected is not None else [
+                f for f in filters if f.name in NODE_LOCAL_FILTERS]
+            cross = [f for f in filters if f.name not in NODE_LOCAL_FILTERS]
+            out.append(_Proposed(pod, node, serving, state, local, cross))
+            assumptions.assume(pod, node)
     finally:
         assumptions.revert()
-        for unit in potential:
-            removals.remove(unit)
+    return out
 
 
-def _fails_on_its_nodes(sched: Scheduler, placed: list[tuple[Pod, str]],
-                        unit: VictimUnit) -> bool:
-    """A quick, exact "no" before the full replay (upstream's first phase): the proposed
-    pods on the unit's own nodes, replayed in the group's order with only each other
-    assumed and only node-local filters run. A node sees the same pods at each step as
-    in the full replay (earlier pods elsewhere do not touch it), so a node-local filter
-    that fails here fails there too; passing here decides nothing."""
-    nodes = {p.node_name for p in unit.pods}
+def _replay(sched: Scheduler, proposed: list[_Proposed], local: bool, cross: bool) -> bool:
+    """``evaluateAssignments``: each pod in order runs the chosen filters on its node
+    (``RunFilterPluginsWithNominatedPods``), then is assumed for the ones after it; every
+    assumption is undone. True when every pod passes."""
     cluster = sched.cluster
     assumptions = Assumptions(sched)
     try:
-        for pod, node in placed:
-            if node not in nodes:
-                continue
-            serving = sched.profile_for(pod) or sched
-            state, rejected, filters = serving.new_state(pod)
-            if rejected is None:
-                local = [f for f in filters if f.name in NODE_LOCAL_FILTERS]
-                view = cluster.node_view(cluster.node_index[node])
-                if serving.filter_with_nominated(state, view, local) is not None:
-                    return True
-            assumptions.assume(pod, node)
+        for p in proposed:
+            if p.local is None:
+                return False
+            filters = [*(p.local if local else ()), *(p.cross if cross else ())]
+            view = cluster.node_view(cluster.node_index[p.node])
+            if filters and p.serving.filter_with_nominated(p.state, view, filters) is not None:
+                return False
+            assumptions.assume(p.pod, p.node)
+        return True
+    finally:
+        assumptions.revert()
+
+
+def _update_states(sched: Scheduler, proposed: list[_Proposed], unit: VictimUnit,
+                   add: bool) -> None:
+    """``PreFilterExtensionAddPod`` / ``RemovePod`` of the unit's pods into every proposed
+    pod's state (only cross-node plugins keep data about other pods)."""
+    cluster = sched.cluster
+    for victim in unit.pods:
+        view = cluster.node_view(cluster.node_index[victim.node_name])
+        for p in proposed:
+            for plugin in p.cross:
+                (plugin.add_pod if add else plugin.remove_pod)(p.state, victim, view)
+
+
+def _reprieves(sched: Scheduler, proposed: list[_Proposed], unit: VictimUnit,
+               phased: bool = True) -> bool:
+    """``reprieveVictim`` for a unit already back on the snapshot: True when the proposed
+    placement still passes with it (its pods then stay in the proposed pods' states).
+
+    Upstream's two phases (``phased``): the pods proposed on the unit's own nodes run the
+    node-local filters first, the others seeing nothing the unit changed; then every pod
+    runs the cross-node filters, skipped outright when none of them has one. The answer
+    is that of every filter over every pod in order (``phased=False``), only sooner."""
+    if not phased:
+        _update_states(sched, proposed, unit, add=True)
+        if _replay(sched, proposed, local=True, cross=True):
+            return True
+        _update_states(sched, proposed, unit, add=False)
         return False
-    finally:
-        assumptions.revert()
-
-
-def _fits_in_place(sched: Scheduler, placed: list[tuple[Pod, str]]) -> bool:
-    """Whether every pod of the proposed placement still passes the filters on its node
-    (``RunFilterPluginsWithNominatedPods``), each checked with the ones before it assumed
-    (``evaluateAssignments``); every assumption is undone.
-
-    Upstream keeps each pod's cycle state from the proposal and updates it with the
-    unit's pods (``PreFilterExtensionAddPod``); PreFilter run afresh on the same snapshot
-    computes the same state. Every filter runs for every pod: the node-local ones are
-    redundant after :func:`_fails_on_its_nodes` but cheap, and the answer stays that of
-    the plain replay upstream's phases are proved equal to.
-    """
-    cluster = sched.cluster
-    assumptions = Assumptions(sched)
-    try:
-        for pod, node in placed:
-            serving = sched.profile_for(pod) or sched
-            state, rejected, filters = serving.new_state(pod)
-            if rejected is not None or serving.filter_with_nominated(
-                    state, cluster.node_view(cluster.node_index[node]), filters) is not None:
-                return False
-            assumptions.assume(pod, node)
+    nodes = {p.node_name for p in unit.pods}
+    if not _replay(sched, [p for p in proposed if p.node in nodes], local=True, cross=False):
+        return False
+    if not any(p.cross for p in proposed):
         return True
-    finally:
-        assumptions.revert()
+    _update_states(sched, proposed, unit, add=True)
+    if _replay(sched, proposed, local=False, cross=True):
+        return True
+    _update_states(sched, proposed, unit, add=False)
+    return False
