@@ -57,6 +57,8 @@ GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # errPodGroupUnschedulable
 __all__ = ["GROUP_UNSCHEDULABLE", "NOT_ELIGIBLE_NEVER", "NOT_ELIGIBLE_TERMINATING",
            "NO_VICTIMS", "PreemptionOutcome", "RunResult", "VictimUnit",
            "WorkloadPreemption", "importance_order", "more_important_victim"]
+
+
 class RunResult(Protocol):
     """What one group algorithm run answers: its status and the pods it assumed."""
 
