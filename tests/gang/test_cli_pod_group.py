@@ -10,7 +10,7 @@ from kubepreempt.cli import main
 from kubepreempt.commands.schedule_group import run_pod_group
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gang" / "cluster.yaml"
-WAIT = "pod group is unschedulable, pod group is waiting for preemption to complete"
+GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -38,13 +38,21 @@ def test_gang_preempts_and_waits(capsys):
                        "-o", "json")
     assert code == 0
     data = json.loads(out)
-    # Each 2-CPU pod preempts one batch pod; the group cycle's Permit succeeds only
-    # thanks to preemption, so the group waits (PodGroupInitiallyScheduled=False).
-    assert data["result"] == "preempt" and data["message"] == WAIT
+    # GenericWorkload (1.37) turns workload-aware preemption on: the members' own cycles
+    # run no PostFilter (their messages are the bare fit errors), the group algorithm
+    # fails, and the group preempts as one. With every batch pod gone the four 2-CPU pods
+    # go a, b, c, a (least allocated, ties by name); units are then tried in place, the
+    # earliest started first: batch-1 and batch-2 (node-a, full) go, batch-3 fits beside
+    # trainer-1 on node-b, batch-4 does not, batch-5 fits on node-c, batch-6 does not.
+    assert data["result"] == "preempt" and data["message"] == GROUP_UNSCHEDULABLE
     assert data["condition"] == {"type": "PodGroupInitiallyScheduled", "status": "False",
-                                 "reason": "Unschedulable", "message": WAIT}
-    assert len(data["placements"]) == 4 and len(data["victims"]) == 4
-    assert all(v.startswith("batch/") for v in data["victims"])
+                                 "reason": "Unschedulable", "message": GROUP_UNSCHEDULABLE}
+    assert data["placements"] == {"team/trainer-0": "node-a", "team/trainer-1": "node-b",
+                                  "team/trainer-2": "node-c", "team/trainer-3": "node-a"}
+    assert data["victims"] == ["batch/batch-1", "batch/batch-2", "batch/batch-4",
+                               "batch/batch-6"]
+    assert {m["message"] for m in data["members"]} == {
+        "0/3 nodes are available: 3 Insufficient cpu."}
     assert data["priority"] == 100000 and data["minCount"] == 4
 
 

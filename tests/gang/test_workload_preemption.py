@@ -1,13 +1,14 @@
-"""Workload-aware preemption (KEP-5710) on real clusters.
+"""Workload-aware preemption (KEP-5710) on real clusters, as 1.36's alpha decided it.
 
 The cases are rows of upstream's ``TestPodGroupEvaluator_SelectVictimsOnDomain``
-(``pkg/scheduler/framework/preemption/podgrouppreemption_test.go``). Upstream's
-"blocking rules" (node N can host the preemptor once victims V are gone) are rebuilt
-with CPU: every node holds exactly its victims' requests, so removing V makes room.
-Expected victims follow ``selectVictimsOnDomain``: remove every lower-priority unit,
-then reprieve units most important first (``moreImportantVictim``: priority, PodGroup
-member before plain pod, earlier start; PDB-violating ones first) while the group still
-schedules with no fewer pods.
+(``pkg/scheduler/framework/preemption/podgrouppreemption_test.go`` of 1.36's alpha).
+Upstream's "blocking rules" (node N can host the preemptor once victims V are gone) are
+rebuilt with CPU: every node holds exactly its victims' requests, so removing V makes room.
+Expected victims follow that ``selectVictimsOnDomain`` (``reprieve_in_place=False``):
+remove every lower-priority unit, then reprieve units most important first
+(``moreImportantVictim``: priority, PodGroup member before plain pod, earlier start;
+PDB-violating ones first) while the group, scheduled again, still schedules with no fewer
+pods. 1.37's in-place reprieval is covered by ``test_workload_reprieval.py``.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def pod_group(name: str, priority: int, mode: str = "single", min_count: int = 1
                      "disruptionMode": {mode: {}}, "priority": priority}}
 
 
-def setup(objects: list[dict[str, Any]], min_count: int = 1):
+def setup(objects: list[dict[str, Any]], min_count: int = 1, in_place: bool = False):
     """The cluster, the scheduler and the evaluator, with preemptor-pg at HIGH."""
     objects = [*objects, pod_group("preemptor-pg", HIGH, min_count=min_count)]
     cluster = cluster_of(*(o for o in objects if o["kind"] != "PodGroup"))
@@ -67,12 +68,13 @@ def setup(objects: list[dict[str, Any]], min_count: int = 1):
         if o["kind"] == "PodGroup":
             docs.add(RawObject("PodGroup", o, Source("t.yaml", i)))
     groups = load_group_objects(docs.of, cluster.priority, {"GenericWorkload": True})
-    return cluster, Scheduler(cluster), WorkloadPreemption(groups.pod_groups), groups
+    return cluster, Scheduler(cluster), WorkloadPreemption(
+        groups.pod_groups, reprieve_in_place=in_place), groups
 
 
-def select(objects: list[dict[str, Any]], min_count: int = 1):
+def select(objects: list[dict[str, Any]], min_count: int = 1, in_place: bool = False):
     """``selectVictimsOnDomain`` for preemptor-pg's pending pods."""
-    cluster, sched, evaluator, groups = setup(objects, min_count)
+    cluster, sched, evaluator, groups = setup(objects, min_count, in_place)
     group = groups.pod_groups[f"{NS}/preemptor-pg"]
     members = members_of(cluster, NS, "preemptor-pg")
     before = (dict(cluster.pods), cluster.requested.copy())

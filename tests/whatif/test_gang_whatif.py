@@ -227,19 +227,20 @@ def test_advise_filters_the_first_rejected_member_after_the_earlier_are_assumed(
 
 
 def test_advise_names_the_budget_that_shapes_the_gangs_victims() -> None:
-    """Two 1-CPU nodes each run one priority-0 pod, ``a`` guarded by a budget with no
-    disruptions left. The one-pod gang (priority 100) preempts through its pod's
-    DefaultPreemption, whose node pick takes the fewest PDB violations first
-    (``pickOneNodeForPreemption``): it evicts ``b``, violating nothing. Lifting the
-    budget ties the two nodes to the last criterion, the node name, so ``a`` on n1 would
-    go instead: the budget changes the decision."""
-    start = "2026-01-01T00:00:00Z"
-    dump = [node("n1", cpu="1"), node("n2", cpu="1"),
+    """One 2-CPU node runs two priority-0 pods: ``b`` started first, ``a`` guarded by a
+    budget with no disruptions left. The one-pod gang (PodGroup priority 1000) preempts
+    as a whole (workload-aware preemption, 1.37): with both gone its pod goes to n1, and
+    the units are tried in place, PDB-violating ones first (``prepareDomainVictims``):
+    ``a`` fits beside the gang's pod and stays, so ``b`` goes, violating nothing. Lifting
+    the budget leaves the importance order alone: ``b`` (started first) is tried first and
+    stays, so ``a`` would go instead: the budget changes the decision."""
+    dump = [priority_class("high", 1000), node("n1", cpu="2"),
             pod("a", "1", ns="batch", node_name="n1", priority=0, labels={"app": "a"},
-                start=start),
-            pod("b", "1", ns="batch", node_name="n2", priority=0, start=start),
+                start="2026-01-01T00:05:00Z"),
+            pod("b", "1", ns="batch", node_name="n1", priority=0,
+                start="2026-01-01T00:00:00Z"),
             pdb("guard-a", {"app": "a"}, allowed=0, ns="batch")]
-    new = [pod_group("train", 1), member("w-0", "train", "1", priority=100)]
+    new = [pod_group("train", 1, priority_class_name="high"), member("w-0", "train", "1")]
     cluster, g = gang(dump, new)
     a = advise_gang(cluster, g, now=NOW)
     assert a.current["victims"] == ["batch/b"] and a.current["pdbViolations"] == 0

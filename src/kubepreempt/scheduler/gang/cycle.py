@@ -8,9 +8,11 @@ Mirrors upstream's ``pkg/scheduler/schedule_one_podgroup.go`` (``podGroupInfoFor
 1. PreEnqueue: a gang whose PodGroup holds fewer than ``minCount`` pods never leaves the
    queue (``waiting``); a pod whose PodGroup does not exist neither;
 2. each unscheduled pod, highest priority first, runs the ordinary single-pod cycle
-   (:func:`kubepreempt.scheduler.cycle.schedule_one`, DefaultPreemption included); a
-   feasible or preempting pod is assumed on its node (victims removed in memory) so the
-   group's later pods see it; an unschedulable one is left out;
+   (:func:`kubepreempt.scheduler.cycle.schedule_one`); a feasible or preempting pod is
+   assumed on its node (victims removed in memory) so the group's later pods see it; an
+   unschedulable one is left out. Its DefaultPreemption runs only while workload-aware
+   preemption is off: with it on, the group cycle runs no PostFilter plugin and the group
+   preempts as a whole (``preemption.py``) once the algorithm has failed;
 3. Permit: a gang is allowed once its assigned plus assumed pods reach ``minCount``
    (a basic group at once);
 4. the group is ``scheduled`` when Permit allowed it with no preemption, ``preempt`` when
@@ -249,11 +251,13 @@ class AlgorithmResult:
 
 def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: list[Pod],
                     preemption: bool, now: float | None, explain: bool = False,
-                    evaluator: Evaluator | None = None) -> AlgorithmResult:
-    """``podGroupSchedulingDefaultAlgorithm`` (``preemption=False``: without PostFilter
-    plugins, as workload-aware preemption runs it). Every assumption is undone.
-    ``evaluator``: DefaultPreemption's options for every member (see
-    :func:`schedule_pod_group`)."""
+                    evaluator: Evaluator | None = None, *, post_filters: bool = True
+                    ) -> AlgorithmResult:
+    """``podGroupSchedulingDefaultAlgorithm``. ``preemption=False``: without the members'
+    DefaultPreemption; ``post_filters=False``: without any PostFilter plugin (the pod
+    group cycle with workload-aware preemption on), so a rejected member's message is its
+    fit error alone. ``evaluator``: DefaultPreemption's options for every member (see
+    :func:`schedule_pod_group`). Every assumption is undone."""
     assumptions = Assumptions(sched)
     outcomes: list[Outcome] = []
     status = UNSCHEDULABLE  # NewStatus(Unschedulable).WithError(errPodGroupUnschedulable)
@@ -263,11 +267,14 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
         for pod in queued:
             # The pod's own profile is ``sched``: the cycle makes this very evaluator
             # itself, and only when DefaultPreemption runs (a pod that fits saves it).
-            member_evaluator = evaluator if evaluator is not None else None \
-                if sched.profile_for(pod) is sched else Evaluator(
+            preempts = preemption and post_filters
+            member_evaluator = None if not preempts else evaluator if evaluator is not None \
+                else None if sched.profile_for(pod) is sched else Evaluator(
                     sched, now=now, materialize=explain)
-            cycle = schedule_one(sched, pod, preemption=preemption, explain=explain, now=now,
+            cycle = schedule_one(sched, pod, preemption=preempts, explain=explain, now=now,
                                  evaluator=member_evaluator)
+            if not post_filters:
+                cycle.post_filter = ""  # no PostFilter plugin ran: nothing to report
             if cycle.result not in (SCHEDULED, PREEMPT):
                 outcomes.append(Outcome(pod, None, cycle.message, [], None,
                                         cycle.unschedulable_plugins))
@@ -295,8 +302,12 @@ def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: 
          evaluator: Evaluator | None = None) -> GroupDecision:
     """``podGroupCycle``: the algorithm, workload-aware preemption when it failed, then
     ``submitPodGroupAlgorithmResult``."""
+    # With workload-aware preemption on, the members' own cycles preempt nothing: the
+    # pod group cycle runs no PostFilter plugin (DefaultPreemption itself refuses a pod
+    # of a scheduling group); only the group as a whole preempts, below.
+    post_filters = workload_preemption is None
     algo = group_algorithm(sched, group, len(members.assigned), queued, preemption, now,
-                           explain, evaluator)
+                           explain, evaluator, post_filters=post_filters)
     status = algo.status
     group_message = {SCHEDULED: "", PREEMPT: _joined(GROUP_UNSCHEDULABLE,
                                                      GROUP_WAITING_FOR_PREEMPTION)
@@ -305,7 +316,8 @@ def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: 
     if workload_preemption is not None and status == UNSCHEDULABLE:
         preempted = workload_preemption.preempt(
             sched, group, members, queued,
-            lambda: group_algorithm(sched, group, len(members.assigned), queued, False, now))
+            lambda: group_algorithm(sched, group, len(members.assigned), queued, False, now,
+                                    post_filters=False))
         if preempted.ok:
             status = PREEMPT
         else:  # result.status.AppendReason(status.String())
