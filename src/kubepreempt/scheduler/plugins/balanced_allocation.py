@@ -106,12 +106,15 @@ def _balanced_few(cluster, nodes: np.ndarray, cpu: int, memory: int) -> np.ndarr
 
 
 def _balanced_one(cluster, index: int, cpu: int, memory: int) -> int | None:
-    """``score`` of node ``index`` with Python floats; None where int64 would wrap."""
+    """``score`` of node ``index`` with Python floats; None where int64 might wrap or a
+    request is negative (the vector path decides those)."""
     alloc, requested = cluster.alloc, cluster.requested
     a_cpu, a_memory = alloc.item(index, CPU), alloc.item(index, MEMORY)
     u_cpu, u_memory = requested.item(index, CPU), requested.item(index, MEMORY)
     q_cpu, q_memory = u_cpu + cpu, u_memory + memory
-    if not (-_INT64_MAX <= q_cpu <= _INT64_MAX and -_INT64_MAX <= q_memory <= _INT64_MAX):
+    # Fractions stay in [0, 1] (no float64 -> int64 overflow) and nothing wraps.
+    if not (u_cpu >= 0 and u_memory >= 0 and 0 <= q_cpu <= _INT64_MAX
+            and 0 <= q_memory <= _INT64_MAX):
         return None
     return (150 + _balance_one(a_cpu, a_memory, q_cpu, q_memory)
             - _balance_one(a_cpu, a_memory, u_cpu, u_memory)) // 2

@@ -204,18 +204,32 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
 
     def passes_node(self, state: CycleState, index: int) -> bool:
         """Whether ``filter_nodes`` would pass node ``index`` alone, with Python ints (the
-        score cache refreshes one node per assumed gang member; tests compare both)."""
+        score cache refreshes one node per assumed gang member; tests compare both).
+
+        Only the requested columns and the pod count can fail; the vector path's
+        ``alloc - requested`` cannot wrap there unless a value is negative, and
+        ``requested + 1`` only at int64's maximum: those nodes take the vector path.
+        """
         cluster = state.cluster
-        _sync(state)
-        alloc, used = cluster.alloc[index].tolist(), cluster.requested[index].tolist()
-        if min(used) < 0 or used[PODS] >= _INT64_MAX or min(alloc) < 0:  # int64 may wrap
-            return not self.filter_nodes(state, np.array([index], np.int64))
-        if used[PODS] + 1 > alloc[PODS]:
-            return False
-        for r, a, u in zip(state.request.tolist(), alloc, used, strict=True):
-            if r > 0 and r > a - u:
+        alloc, requested = cluster.alloc, cluster.requested
+        if state.request.shape[0] < alloc.shape[1]:
+            _sync(state)
+        count, capacity = requested.item(index, PODS), alloc.item(index, PODS)
+        wraps = count < 0 or count >= _INT64_MAX or capacity < 0
+        if not wraps:
+            if count + 1 > capacity:
                 return False
-        return True
+            for col, r in enumerate(state.request.tolist()):
+                if r > 0 and col != PODS:
+                    a, u = alloc.item(index, col), requested.item(index, col)
+                    if a < 0 or u < 0:
+                        wraps = True
+                        break
+                    if r > a - u:
+                        return False
+            else:
+                return True
+        return not self.filter_nodes(state, np.array([index], np.int64))
 
     def score_node(self, state: CycleState, index: int) -> int:
         """``score`` of node ``index`` alone, with Python ints where int64 cannot wrap."""
@@ -265,8 +279,8 @@ def _least_allocated_few(cluster, nodes: np.ndarray, cpu: int, memory: int) -> n
 
 
 def _least_allocated_one(cluster, index: int, cpu: int, memory: int) -> int | None:
-    """``least_allocated`` for node ``index`` with Python ints; None where int64 would
-    wrap."""
+    """``least_allocated`` for node ``index`` with Python ints; None where int64 might
+    wrap (huge or negative amounts: the vector path decides those)."""
     alloc, used = cluster.alloc, cluster.nonzero
     total = count = 0
     for col, r in ((CPU, cpu), (MEMORY, memory)):
@@ -274,7 +288,7 @@ def _least_allocated_one(cluster, index: int, cpu: int, memory: int) -> int | No
         if a == 0:
             continue
         q = used.item(index, col - CPU) + r
-        if a >= _SCALAR_LIMIT or q >= _SCALAR_LIMIT:
+        if not (0 < a < _SCALAR_LIMIT and 0 <= q < _SCALAR_LIMIT):  # int64 might wrap
             return None
         count += 1
         if q <= a:
