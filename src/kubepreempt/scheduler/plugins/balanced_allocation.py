@@ -116,17 +116,14 @@ def _balanced_one(cluster, index: int, cpu: int, memory: int) -> int | None:
     if not (u_cpu >= 0 and u_memory >= 0 and 0 <= q_cpu <= _INT64_MAX
             and 0 <= q_memory <= _INT64_MAX):
         return None
-    return (150 + _balance_one(a_cpu, a_memory, q_cpu, q_memory)
-            - _balance_one(a_cpu, a_memory, u_cpu, u_memory)) // 2
-
-
-def _balance_one(a_cpu: int, a_memory: int, q_cpu: int, q_memory: int) -> int:
-    """``_balance`` for one node's cpu and memory (the same float64 operations)."""
-    if a_cpu <= 0 or a_memory <= 0:
-        return MAX_NODE_SCORE  # a fraction is missing: no deviation
-    std = abs(min(float(q_cpu) / float(a_cpu), 1.0) - min(float(q_memory) / float(a_memory),
-                                                          1.0)) / 2
-    return int((1.0 - std) * MAX_NODE_SCORE)
+    if a_cpu <= 0 or a_memory <= 0:  # a fraction is missing: no deviation either way
+        return (150 + MAX_NODE_SCORE - MAX_NODE_SCORE) // 2
+    # ``_balance``'s float64 operations, with and without the pod.
+    cpu_alloc, memory_alloc = float(a_cpu), float(a_memory)
+    after = abs(min(float(q_cpu) / cpu_alloc, 1.0) - min(float(q_memory) / memory_alloc, 1.0))
+    before = abs(min(float(u_cpu) / cpu_alloc, 1.0) - min(float(u_memory) / memory_alloc, 1.0))
+    return (150 + int((1.0 - after / 2) * MAX_NODE_SCORE)
+            - int((1.0 - before / 2) * MAX_NODE_SCORE)) // 2
 
 
 def _balanced_generic(cluster: Snapshot, nodes: np.ndarray, resources: tuple[str, ...],

@@ -81,7 +81,10 @@ class TaintToleration(FilterPlugin, ScorePlugin):
 
 
 def _prefer_tolerations(state: CycleState) -> tuple:
-    return tuple(t for t in state.pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
+    tolerations = state.pod.tolerations
+    if not tolerations:  # most pods: skip building a generator (this runs every cycle)
+        return ()
+    return tuple(t for t in tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
 
 
 def _prefer_counts(cluster, tolerations) -> np.ndarray:
