@@ -94,7 +94,8 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 def _balanced_few(cluster, nodes: np.ndarray, cpu: int, memory: int) -> np.ndarray | None:
     """``score`` for a few nodes with Python floats (IEEE doubles, as numpy's float64).
 
-    None when ``requested + pod`` would wrap in int64 (the vector path decides then).
+    None when a node's ``requested + pod`` would wrap in int64 or an amount is negative
+    (the vector path decides then).
     """
     out = []
     for i in nodes.tolist():

@@ -52,18 +52,12 @@ class TaintToleration(FilterPlugin, ScorePlugin):
         return None
 
     def filter_nodes(self, state: CycleState, nodes: np.ndarray):
-        tolerations = state.pod.tolerations
-        mask = state.cluster_cache(("taints", tolerations), lambda c: np.fromiter(
-            (_untolerated(n.taints, tolerations) for n in c.nodes), bool, len(c.nodes)))
-        bad = nodes[mask[nodes]]
+        bad = nodes[_untolerated_mask(state)[nodes]]
         return [(bad, unresolvable(self.name, ERR_REASON))] if bad.size else []
 
     def passes_node(self, state: CycleState, index: int) -> bool:
         """Whether ``filter_nodes`` would pass node ``index`` alone."""
-        tolerations = state.pod.tolerations
-        mask = state.cluster_cache(("taints", tolerations), lambda c: np.fromiter(
-            (_untolerated(n.taints, tolerations) for n in c.nodes), bool, len(c.nodes)))
-        return not mask[index]
+        return not _untolerated_mask(state)[index]
 
     def score_node(self, state: CycleState, index: int) -> int:
         """``score`` of node ``index`` alone: normalised over that one node, 100 when it
@@ -78,6 +72,13 @@ class TaintToleration(FilterPlugin, ScorePlugin):
         raw = state.cluster_cache(("prefer-taints", tolerations),
                                   lambda c: _prefer_counts(c, tolerations))[nodes]
         return default_normalize(raw, reverse=True)
+
+
+def _untolerated_mask(state: CycleState) -> np.ndarray:
+    """Per node: it has a NoSchedule/NoExecute taint the pod does not tolerate."""
+    tolerations = state.pod.tolerations
+    return state.cluster_cache(("taints", tolerations), lambda c: np.fromiter(
+        (_untolerated(n.taints, tolerations) for n in c.nodes), bool, len(c.nodes)))
 
 
 def _prefer_tolerations(state: CycleState) -> tuple:
