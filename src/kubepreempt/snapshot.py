@@ -358,8 +358,10 @@ class Snapshot:
         int64 (it would wrap), or a resource has no column yet, the row arithmetic runs
         instead, so the result is the same either way.
         """
-        prio = self._prio_rows(pod.priority)
         requested, nonzero, columns = self.requested, self.nonzero, self.resource_index
+        prio = self.prio_requested.get(pod.priority)
+        if prio is None or prio.shape != requested.shape:
+            prio = self._prio_rows(pod.priority)
         low, high = INT64_MIN, INT64_MAX
         cpu = nonzero.item(idx, 0) + sign * pod.nonzero_cpu
         memory = nonzero.item(idx, 1) + sign * pod.nonzero_memory

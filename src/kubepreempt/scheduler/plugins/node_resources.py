@@ -283,12 +283,18 @@ def _least_allocated_one(cluster, index: int, cpu: int, memory: int) -> int | No
     wrap (huge or negative amounts: the vector path decides those)."""
     alloc, used = cluster.alloc, cluster.nonzero
     total = count = 0
-    for col, r in ((CPU, cpu), (MEMORY, memory)):
-        a = alloc.item(index, col)
-        if a == 0:
-            continue
-        q = used.item(index, col - CPU) + r
+    a = alloc.item(index, CPU)
+    if a != 0:
+        q = used.item(index, 0) + cpu
         if not (0 < a < _SCALAR_LIMIT and 0 <= q < _SCALAR_LIMIT):  # int64 might wrap
+            return None
+        count = 1
+        if q <= a:
+            total = (a - q) * MAX_NODE_SCORE // a
+    a = alloc.item(index, MEMORY)
+    if a != 0:
+        q = used.item(index, 1) + memory
+        if not (0 < a < _SCALAR_LIMIT and 0 <= q < _SCALAR_LIMIT):
             return None
         count += 1
         if q <= a:
