@@ -29,6 +29,7 @@ from kubepreempt.api.spread_sources import SpreadSources
 BASE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 CPU, MEMORY, EPHEMERAL, PODS = range(4)
 INT64_MAX = np.iinfo(np.int64).max
+INT64_MIN = np.iinfo(np.int64).min
 
 
 def _clamp(amount: int) -> int:
@@ -261,11 +262,7 @@ class Snapshot:
                 self._group_index = None
         self.pods[pod.key] = pod
         self.node_pods[idx][pod.key] = pod
-        vec = self.request_vector(pod)
-        self.requested[idx] += vec
-        self._prio_rows(pod.priority)[idx] += vec
-        self.nonzero[idx, 0] += pod.nonzero_cpu
-        self.nonzero[idx, 1] += pod.nonzero_memory
+        self._add_requests(idx, pod, 1)
         if pod.affinity is not None and pod.affinity.has_pod_terms:
             self.pod_affinity_pods[pod.key] = idx
         elif self.pod_affinity_pods:  # a re-bound key may have lost its terms
@@ -341,11 +338,7 @@ class Snapshot:
         if self.node_pods[idx].pop(pod.key, None) is None:
             return
         self.pods.pop(pod.key, None)
-        vec = self.request_vector(pod)
-        self.requested[idx] -= vec
-        self._prio_rows(pod.priority)[idx] -= vec
-        self.nonzero[idx, 0] -= pod.nonzero_cpu
-        self.nonzero[idx, 1] -= pod.nonzero_memory
+        self._add_requests(idx, pod, -1)
         self.pod_affinity_pods.pop(pod.key, None)
         if self._group_index is not None:
             group = _group_of(pod)
@@ -355,6 +348,57 @@ class Snapshot:
                     del members[pod.key]
         self.generation += 1
         self._log_change(idx)
+
+    def _add_requests(self, idx: int, pod: Pod, sign: int) -> None:
+        """Add (``sign`` 1) or subtract (-1) ``pod``'s requests to node ``idx``'s rows of
+        ``requested``, its priority's ``prio_requested`` and ``nonzero``.
+
+        A pod requests a few resources: setting those cells from Python ints costs less
+        than building its request row and adding whole rows. Where a cell would leave
+        int64 (it would wrap), or a resource has no column yet, the row arithmetic runs
+        instead, so the result is the same either way.
+        """
+        requested, nonzero, columns = self.requested, self.nonzero, self.resource_index
+        prio = self.prio_requested.get(pod.priority)
+        if prio is None or prio.shape != requested.shape:
+            prio = self._prio_rows(pod.priority)
+        low, high = INT64_MIN, INT64_MAX
+        cpu = nonzero.item(idx, 0) + sign * pod.nonzero_cpu
+        memory = nonzero.item(idx, 1) + sign * pod.nonzero_memory
+        count, prio_count = requested.item(idx, PODS) + sign, prio.item(idx, PODS) + sign
+        fits = (low <= cpu <= high and low <= memory <= high and low <= count <= high
+                and low <= prio_count <= high)
+        cells = []
+        for resource, amount in pod.requests.items():
+            col = columns.get(resource)
+            if col is None or not fits:
+                fits = False
+                break
+            if col != PODS:  # the pod count is always 1 (``request_vector``)
+                delta = sign * (amount if amount <= high else high)
+                total, prio_total = requested.item(idx, col) + delta, prio.item(idx, col) + delta
+                fits = low <= total <= high and low <= prio_total <= high
+                cells.append((col, total, prio_total))
+        if fits:
+            for col, total, prio_total in cells:
+                requested[idx, col] = total
+                prio[idx, col] = prio_total
+            requested[idx, PODS] = count
+            prio[idx, PODS] = prio_count
+            nonzero[idx, 0] = cpu
+            nonzero[idx, 1] = memory
+            return
+        vec = self.request_vector(pod)
+        if sign > 0:
+            self.requested[idx] += vec
+            self._prio_rows(pod.priority)[idx] += vec
+            self.nonzero[idx, 0] += pod.nonzero_cpu
+            self.nonzero[idx, 1] += pod.nonzero_memory
+        else:
+            self.requested[idx] -= vec
+            self._prio_rows(pod.priority)[idx] -= vec
+            self.nonzero[idx, 0] -= pod.nonzero_cpu
+            self.nonzero[idx, 1] -= pod.nonzero_memory
 
     def bound_group_members(self, namespace: str, name: str) -> list[Pod]:
         """The bound pods naming PodGroup ``namespace/name`` in ``spec.schedulingGroup``,

@@ -200,18 +200,26 @@ def _local_totals(state: CycleState, filters: list[FilterPlugin], scorers: list[
 
 def _local_total_one(state: CycleState, filters: list[FilterPlugin],
                      scorers: list[ScorePlugin], row: np.ndarray) -> int:
-    """``_local_totals`` for one node (``row`` holds its index): the same plugin calls,
-    with Python ints instead of the masks and sums over rows (a group cycle refreshes one
-    node per assumed member)."""
+    """``_local_totals`` for one node (``row`` holds its index), with Python ints: a
+    group cycle refreshes one node per assumed member. A plugin's ``passes_node`` /
+    ``score_node`` decide that node alone without arrays (they give what ``filter_nodes``
+    / ``score`` would on it; tests compare); plugins without them get a one-node array."""
+    index = int(row[0])
     for plugin in filters:
+        passes = getattr(plugin, "passes_node", None)
+        if passes is not None:
+            if not passes(state, index):
+                return _INFEASIBLE
         # (a plugin may list a failure group with no node in it: that rejects nothing)
-        if any(len(bad) for bad, _ in plugin.filter_nodes(state, row)):
+        elif any(len(bad) for bad, _ in plugin.filter_nodes(state, row)):
             return _INFEASIBLE
     total = 0
     for plugin in scorers:
         if "pre_score" in plugin.hooks:
             plugin.pre_score(state, row)
-        total += int(plugin.score(state, row)[0]) * plugin.weight
+        score_node = getattr(plugin, "score_node", None)
+        total += (int(plugin.score(state, row)[0]) if score_node is None
+                  else score_node(state, index)) * plugin.weight
     return total
 
 

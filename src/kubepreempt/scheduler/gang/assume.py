@@ -57,12 +57,9 @@ class Assumptions:
             self._undo.append(lambda: self.sched.nominator.add(pod, nominated))
         placed = _shallow_copy(pod)
         cluster.bind(placed, node_name)
-
-        def forget() -> None:
-            cluster.remove(placed)
-            cluster.add_pending(pod)
-
-        self._undo.append(forget)
+        # Forgetting removes the copy; ``revert`` then puts every pending pod back, in
+        # its old order, at once.
+        self._undo.append(lambda: cluster.remove(placed))
 
     def revert(self) -> None:
         """Undo every assumption, newest first."""

@@ -51,6 +51,17 @@ class BalancedAllocation(ScorePlugin):
             return req.get("cpu", 0) > 0 or req.get("memory", 0) > 0
         return any(req.get(r, 0) > 0 for r in self.resources)
 
+    def score_node(self, state: CycleState, index: int) -> int:
+        """``score`` of node ``index`` alone, with Python floats where int64 cannot wrap
+        (the score cache refreshes one node per assumed gang member; tests compare)."""
+        if self._default:
+            requests = state.pod.requests
+            one = _balanced_one(state.cluster, index, requests.get("cpu", 0),
+                                requests.get("memory", 0))
+            if one is not None:
+                return one
+        return int(self.score(state, np.array([index], np.int64))[0])
+
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster
         if not self._default:
@@ -83,25 +94,37 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 def _balanced_few(cluster, nodes: np.ndarray, cpu: int, memory: int) -> np.ndarray | None:
     """``score`` for a few nodes with Python floats (IEEE doubles, as numpy's float64).
 
-    None when ``requested + pod`` would wrap in int64 (the vector path decides then).
+    None when a node's ``requested + pod`` would wrap in int64 or an amount is negative
+    (the vector path decides then).
     """
     out = []
     for i in nodes.tolist():
-        alloc = cluster.alloc[i, CPU:MEMORY + 1].tolist()
-        used = cluster.requested[i, CPU:MEMORY + 1].tolist()
-        with_pod = [u + r for u, r in zip(used, (cpu, memory), strict=True)]
-        if not all(-_INT64_MAX <= q <= _INT64_MAX for q in with_pod):
+        one = _balanced_one(cluster, i, cpu, memory)
+        if one is None:
             return None
-        after = _balance_one(alloc, with_pod)
-        out.append((150 + after - _balance_one(alloc, used)) // 2)
+        out.append(one)
     return np.array(out, np.int64)
 
 
-def _balance_one(alloc: list[int], requested: list[int]) -> int:
-    frac = [min(float(q) / float(a), 1.0) if a > 0 else 0.0
-            for a, q in zip(alloc, requested, strict=True)]
-    std = abs(frac[0] - frac[1]) / 2 if alloc[0] > 0 and alloc[1] > 0 else 0.0
-    return int((1.0 - std) * MAX_NODE_SCORE)
+def _balanced_one(cluster, index: int, cpu: int, memory: int) -> int | None:
+    """``score`` of node ``index`` with Python floats; None where int64 might wrap or a
+    request is negative (the vector path decides those)."""
+    alloc, requested = cluster.alloc, cluster.requested
+    a_cpu, a_memory = alloc.item(index, CPU), alloc.item(index, MEMORY)
+    u_cpu, u_memory = requested.item(index, CPU), requested.item(index, MEMORY)
+    q_cpu, q_memory = u_cpu + cpu, u_memory + memory
+    # Fractions stay in [0, 1] (no float64 -> int64 overflow) and nothing wraps.
+    if not (u_cpu >= 0 and u_memory >= 0 and 0 <= q_cpu <= _INT64_MAX
+            and 0 <= q_memory <= _INT64_MAX):
+        return None
+    if a_cpu <= 0 or a_memory <= 0:  # a fraction is missing: no deviation either way
+        return (150 + MAX_NODE_SCORE - MAX_NODE_SCORE) // 2
+    # ``_balance``'s float64 operations, with and without the pod.
+    cpu_alloc, memory_alloc = float(a_cpu), float(a_memory)
+    after = abs(min(float(q_cpu) / cpu_alloc, 1.0) - min(float(q_memory) / memory_alloc, 1.0))
+    before = abs(min(float(u_cpu) / cpu_alloc, 1.0) - min(float(u_memory) / memory_alloc, 1.0))
+    return (150 + int((1.0 - after / 2) * MAX_NODE_SCORE)
+            - int((1.0 - before / 2) * MAX_NODE_SCORE)) // 2
 
 
 def _balanced_generic(cluster: Snapshot, nodes: np.ndarray, resources: tuple[str, ...],

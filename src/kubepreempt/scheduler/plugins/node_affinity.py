@@ -104,23 +104,36 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
         return None if matches_node(state.pod, view.node) else unresolvable(self.name, ERR_REASON)
 
     def filter_nodes(self, state: CycleState, nodes: np.ndarray):
-        pod = state.pod
         out = []
         if self.added_required is not None:
-            enforced = state.cluster_cache(("node-affinity-added", self.added_required),
-                                           lambda c: np.fromiter(
-                                               (not self._enforced(n) for n in c.nodes), bool,
-                                               len(c.nodes)))
+            enforced = self._unenforced_mask(state)
             bad = nodes[enforced[nodes]]
             if bad.size:
                 out.append((bad, unresolvable(self.name, ERR_REASON_ENFORCED)))
                 nodes = nodes[~enforced[nodes]]
-        mask = state.cluster_cache(_signature(pod), lambda c: np.fromiter(
-            (not matches_node(pod, n) for n in c.nodes), bool, len(c.nodes)))
-        bad = nodes[mask[nodes]]
+        bad = nodes[self._mismatch_mask(state)[nodes]]
         if bad.size:
             out.append((bad, unresolvable(self.name, ERR_REASON)))
         return out
+
+    def passes_node(self, state: CycleState, index: int) -> bool:
+        """Whether ``filter_nodes`` would pass node ``index`` alone."""
+        if self.added_required is not None and self._unenforced_mask(state)[index]:
+            return False
+        return not self._mismatch_mask(state)[index]
+
+    def _unenforced_mask(self, state: CycleState) -> np.ndarray:
+        """Per node: the profile's ``addedAffinity`` rejects it."""
+        return state.cluster_cache(("node-affinity-added", self.added_required),
+                                   lambda c: np.fromiter((not self._enforced(n) for n in c.nodes),
+                                                         bool, len(c.nodes)))
+
+    @staticmethod
+    def _mismatch_mask(state: CycleState) -> np.ndarray:
+        """Per node: the pod's selector or required affinity rejects it."""
+        pod = state.pod
+        return state.cluster_cache(_signature(pod), lambda c: np.fromiter(
+            (not matches_node(pod, n) for n in c.nodes), bool, len(c.nodes)))
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         aff = state.pod.affinity

@@ -28,7 +28,11 @@ from kubepreempt.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
-from kubepreempt.scheduler.plugins.resource_allocation import ScoringStrategy, strategy_scores
+from kubepreempt.scheduler.plugins.resource_allocation import (
+    ScoringStrategy,
+    strategy_score_one,
+    strategy_scores,
+)
 from kubepreempt.snapshot import CPU, MEMORY, PODS, NodeView, Snapshot
 
 IGNORED_KEY = "NodeResourcesFit/ignored"  # CycleState data: the columns Fit ignores
@@ -210,6 +214,46 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
                                                     bool(code >> width)))
                 for code, (ix, row) in sorted(groups.items())]
 
+    def passes_node(self, state: CycleState, index: int) -> bool:
+        """Whether ``filter_nodes`` would pass node ``index`` alone, with Python ints (the
+        score cache refreshes one node per assumed gang member; tests compare both).
+
+        Only the requested columns and the pod count can fail; the vector path's
+        ``alloc - requested`` cannot wrap there unless a value is negative, and
+        ``requested + 1`` only at int64's maximum: those nodes take the vector path.
+        """
+        cluster = state.cluster
+        alloc, requested = cluster.alloc, cluster.requested
+        if state.request.shape[0] < alloc.shape[1]:
+            _sync(state)
+        count, capacity = requested.item(index, PODS), alloc.item(index, PODS)
+        wraps = count < 0 or count >= _INT64_MAX or capacity < 0
+        if not wraps:
+            if count + 1 > capacity:
+                return False
+            for col, r in enumerate(state.request.tolist()):
+                if r > 0 and col != PODS:
+                    a, u = alloc.item(index, col), requested.item(index, col)
+                    if a < 0 or u < 0:
+                        wraps = True
+                        break
+                    if r > a - u:
+                        return False
+            else:
+                return True
+        return not self.filter_nodes(state, np.array([index], np.int64))
+
+    def score_node(self, state: CycleState, index: int) -> int:
+        """``score`` of node ``index`` alone, with Python ints where int64 cannot wrap."""
+        cluster = state.cluster
+        pod = state.pod
+        if not self._least_cpu_memory:
+            return strategy_score_one(self.scoring, cluster, index, pod)
+        one = _least_allocated_one(cluster, index, pod.nonzero_cpu, pod.nonzero_memory)
+        if one is None:
+            return int(self.score(state, np.array([index], np.int64))[0])
+        return one
+
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         cluster = state.cluster
         pod = state.pod
@@ -239,20 +283,35 @@ def _least_allocated_few(cluster, nodes: np.ndarray, cpu: int, memory: int) -> n
     """``least_allocated`` for a few nodes with Python ints; None where int64 would wrap."""
     out = []
     for i in nodes.tolist():
-        alloc = cluster.alloc[i, CPU:MEMORY + 1].tolist()
-        used = cluster.nonzero[i].tolist()
-        total = count = 0
-        for a, u, r in zip(alloc, used, (cpu, memory), strict=True):
-            if a == 0:
-                continue
-            if a >= _SCALAR_LIMIT or u + r >= _SCALAR_LIMIT:
-                return None
-            count += 1
-            q = u + r
-            if q <= a:
-                total += (a - q) * MAX_NODE_SCORE // a
-        out.append(total // count if count else 0)
+        one = _least_allocated_one(cluster, i, cpu, memory)
+        if one is None:
+            return None
+        out.append(one)
     return np.array(out, np.int64)
+
+
+def _least_allocated_one(cluster, index: int, cpu: int, memory: int) -> int | None:
+    """``least_allocated`` for node ``index`` with Python ints; None where int64 might
+    wrap (huge or negative amounts: the vector path decides those)."""
+    alloc, used = cluster.alloc, cluster.nonzero
+    total = count = 0
+    a = alloc.item(index, CPU)
+    if a != 0:
+        q = used.item(index, 0) + cpu
+        if not (0 < a < _SCALAR_LIMIT and 0 <= q < _SCALAR_LIMIT):  # int64 might wrap
+            return None
+        count = 1
+        if q <= a:
+            total = (a - q) * MAX_NODE_SCORE // a
+    a = alloc.item(index, MEMORY)
+    if a != 0:
+        q = used.item(index, 1) + memory
+        if not (0 < a < _SCALAR_LIMIT and 0 <= q < _SCALAR_LIMIT):
+            return None
+        count += 1
+        if q <= a:
+            total += (a - q) * MAX_NODE_SCORE // a
+    return total // count if count else 0
 
 
 def _sync(state: CycleState) -> None:

@@ -36,6 +36,10 @@ class NodeUnschedulable(FilterPlugin):
         bad = nodes[mask[nodes]]
         return [(bad, unresolvable(self.name, ERR_REASON))] if bad.size else []
 
+    def passes_node(self, state: CycleState, index: int) -> bool:
+        """Whether ``filter_nodes`` would pass node ``index`` alone."""
+        return not state.cluster_cache("unschedulable", _unschedulable_mask)[index]
+
 
 def _unschedulable_mask(cluster) -> np.ndarray:
     return np.fromiter((n.unschedulable for n in cluster.nodes), bool, len(cluster.nodes))

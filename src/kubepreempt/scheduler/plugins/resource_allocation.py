@@ -195,12 +195,21 @@ def strategy_scores(strategy: ScoringStrategy, cluster: Snapshot, nodes: np.ndar
         req, alloc = node_rows(strategy, cluster, nodes, pod_req)
         return combine_vec(strategy, req, alloc)
     plan = _plan(strategy, cluster, pod_req)
-    out = []
-    for i in nodes.tolist():
-        alloc_row = cluster.alloc[i].tolist()
-        rows = (cluster.nonzero[i].tolist(), cluster.requested[i].tolist())
-        req = [0 if src < 0 else rows[src][col] + amount
-               for (src, col), amount in zip(plan, pod_req, strict=True)]
-        alloc = [0 if src < 0 else alloc_row[col] for src, col in plan]
-        out.append(combine(strategy, req, alloc))
-    return np.array(out, np.int64)
+    return np.array([_score_one(strategy, cluster, i, plan, pod_req) for i in nodes.tolist()],
+                    np.int64)
+
+
+def strategy_score_one(strategy: ScoringStrategy, cluster: Snapshot, index: int, pod) -> int:
+    """``strategy_scores`` of node ``index`` alone (Python ints, no arrays)."""
+    pod_req = pod_scoring_requests(strategy, pod)
+    return _score_one(strategy, cluster, index, _plan(strategy, cluster, pod_req), pod_req)
+
+
+def _score_one(strategy: ScoringStrategy, cluster: Snapshot, index: int,
+               plan: list[tuple[int, int]], pod_req: list[int]) -> int:
+    alloc_row = cluster.alloc[index].tolist()
+    rows = (cluster.nonzero[index].tolist(), cluster.requested[index].tolist())
+    req = [0 if src < 0 else rows[src][col] + amount
+           for (src, col), amount in zip(plan, pod_req, strict=True)]
+    alloc = [0 if src < 0 else alloc_row[col] for src, col in plan]
+    return combine(strategy, req, alloc)

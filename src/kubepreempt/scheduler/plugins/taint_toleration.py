@@ -10,6 +10,7 @@ import numpy as np
 
 from kubepreempt.api.objects import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, tolerates_all
 from kubepreempt.scheduler.framework import (
+    MAX_NODE_SCORE,
     CycleState,
     FilterPlugin,
     ScorePlugin,
@@ -51,11 +52,20 @@ class TaintToleration(FilterPlugin, ScorePlugin):
         return None
 
     def filter_nodes(self, state: CycleState, nodes: np.ndarray):
-        tolerations = state.pod.tolerations
-        mask = state.cluster_cache(("taints", tolerations), lambda c: np.fromiter(
-            (_untolerated(n.taints, tolerations) for n in c.nodes), bool, len(c.nodes)))
-        bad = nodes[mask[nodes]]
+        bad = nodes[_untolerated_mask(state)[nodes]]
         return [(bad, unresolvable(self.name, ERR_REASON))] if bad.size else []
+
+    def passes_node(self, state: CycleState, index: int) -> bool:
+        """Whether ``filter_nodes`` would pass node ``index`` alone."""
+        return not _untolerated_mask(state)[index]
+
+    def score_node(self, state: CycleState, index: int) -> int:
+        """``score`` of node ``index`` alone: normalised over that one node, 100 when it
+        has no untolerated PreferNoSchedule taint, else 0 (its count is the maximum)."""
+        tolerations = _prefer_tolerations(state)
+        raw = state.cluster_cache(("prefer-taints", tolerations),
+                                  lambda c: _prefer_counts(c, tolerations))[index]
+        return MAX_NODE_SCORE if raw == 0 else 0
 
     def score(self, state: CycleState, nodes: np.ndarray) -> np.ndarray:
         tolerations = _prefer_tolerations(state)
@@ -64,8 +74,18 @@ class TaintToleration(FilterPlugin, ScorePlugin):
         return default_normalize(raw, reverse=True)
 
 
+def _untolerated_mask(state: CycleState) -> np.ndarray:
+    """Per node: it has a NoSchedule/NoExecute taint the pod does not tolerate."""
+    tolerations = state.pod.tolerations
+    return state.cluster_cache(("taints", tolerations), lambda c: np.fromiter(
+        (_untolerated(n.taints, tolerations) for n in c.nodes), bool, len(c.nodes)))
+
+
 def _prefer_tolerations(state: CycleState) -> tuple:
-    return tuple(t for t in state.pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
+    tolerations = state.pod.tolerations
+    if not tolerations:  # most pods: skip building a generator (this runs every cycle)
+        return ()
+    return tuple(t for t in tolerations if t.effect in ("", PREFER_NO_SCHEDULE))
 
 
 def _prefer_counts(cluster, tolerations) -> np.ndarray:
