@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders import cluster_of, node, pdb, pod
+from builders import cluster_of, node, pdb, pod, reference_preemption
 from test_victim_units import HIGH, LOW, NS, decide, member_pod, pod_group, preemptor
 
 from kubepreempt.api.errors import Source
@@ -153,3 +153,15 @@ def test_removing_a_unit_keeps_the_nodes_other_pods():
     assert (on.result, on.victims) == ("unschedulable", [])
     assert on.message.endswith("preemption: 0/1 nodes are available: 1 node(s) didn't "
                                "have free ports for the requested pod ports.")
+
+
+def test_a_high_priority_pod_of_a_low_priority_group_is_a_victim(monkeypatch):
+    # x's own priority (2000) is above the preemptor's, its PodGroup's (LOW) below:
+    # getPodPriority makes x's unit a victim, on the reference path too (no resource
+    # pre-check reading pods' own priorities drops node-a).
+    reference_preemption(monkeypatch)
+    objects = [node("node-a", cpu="2"),
+               member_pod("x", "node-a", "2", priority=2 * HIGH, group="lo"),
+               pod_group("lo", LOW), preemptor()]
+    on = decide(objects, "default/preemptor")
+    assert (on.result, on.node, on.victims) == ("preempt", "node-a", ["default/x"])
