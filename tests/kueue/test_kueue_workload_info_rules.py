@@ -1,4 +1,6 @@
-"""``quota.queue_order_time``: Kueue's ``workload.Ordering.GetQueueOrderTimestamp``
+"""What ``kueue/quota.py`` reads off one workload.
+
+``queue_order_time``: Kueue's ``workload.Ordering.GetQueueOrderTimestamp``
 (``pkg/workload/workload.go``), with the default ``requeuingTimestamp: Eviction``.
 
 A workload evicted (``Evicted`` condition ``True``) for ``PodsReadyTimeout`` is ordered by
@@ -6,12 +8,15 @@ the eviction's ``lastTransitionTime``; with the releases that have
 ``IsEvictedByAdmissionCheck``, an eviction for ``AdmissionCheck`` too; any other eviction
 (preemption, for one) keeps the creation time, so a preempted workload is not sent to
 the back of its queue.
+
+``WorkloadInfo.usage`` / ``flat_usage``: ``workload.Info.FlavorResourceUsage``, the pod
+sets' total requests summed per flavor and resource.
 """
 
 from __future__ import annotations
 
 import pytest
-from builders.kueue import inputs, iso, wl
+from builders.kueue import inputs, iso, pod_set, wl
 
 from kubepreempt.kueue.quota import queue_order_time, workload_info
 
@@ -40,3 +45,18 @@ def _order_time(conditions: list[dict], admission_check_evictions: bool) -> floa
 ])
 def test_queue_order_time(conditions, checks, expected) -> None:
     assert _order_time(conditions, checks) == expected
+
+
+def test_usage_sums_pod_sets_per_flavor_and_resource() -> None:
+    # workload.Info.FlavorResourceUsage: every pod set's total requests added up per
+    # (flavor, resource). Two pod sets on flavor "default" (2 x 1 CPU and 1 x 2 CPU) and
+    # memory of the first on "big"; a resource the admission gives no flavor (a
+    # hand-written admission) is left out without hiding the others.
+    sets = [pod_set("a", 2, {"cpu": "1", "memory": "1Gi"}), pod_set("b", 1, {"cpu": "2"})]
+    body = wl("w", pod_sets=sets, admitted="q", flavors={"cpu": "default", "memory": "big"})
+    body["spec"]["podSets"][1]["template"]["spec"]["containers"][0]["resources"][
+        "requests"] = {"example.com/gpu": "1", "cpu": "2"}
+    info = workload_info(inputs([body]).workloads["default/w"])
+    gib = 1 << 30
+    assert info.usage() == {"default": {"cpu": 4000}, "big": {"memory": 2 * gib}}
+    assert info.flat_usage() == {("default", "cpu"): 4000, ("big", "memory"): 2 * gib}
