@@ -11,14 +11,18 @@ the back of its queue.
 
 ``WorkloadInfo.usage`` / ``flat_usage``: ``workload.Info.FlavorResourceUsage``, the pod
 sets' total requests summed per flavor and resource.
+
+``CQState.dominant_resource_share``: Kueue v0.7's ``ClusterQueue.dominantResourceShare``
+(``borrowed * 1000 / lendable``, then ``* 1000 / weight`` in milli; nothing borrowed is
+``(0, "")``; a zero weight while borrowing is ``math.MaxInt``).
 """
 
 from __future__ import annotations
 
 import pytest
-from builders.kueue import inputs, iso, pod_set, wl
+from builders.kueue import cq, flavor, inputs, iso, pod_set, wl
 
-from kubepreempt.kueue.quota import queue_order_time, workload_info
+from kubepreempt.kueue.quota import Snapshot, queue_order_time, workload_info
 
 CREATED, EVICTED = 1_000.0, 5_000.0
 
@@ -60,3 +64,26 @@ def test_usage_sums_pod_sets_per_flavor_and_resource() -> None:
     gib = 1 << 30
     assert info.usage() == {"default": {"cpu": 4000}, "big": {"memory": 2 * gib}}
     assert info.flat_usage() == {("default", "cpu"): 4000, ("big", "memory"): 2 * gib}
+
+
+def _v07_share(queues: list[dict], name: str, used_cpu: int) -> tuple[int, str]:
+    inp = inputs([flavor("default"), *queues])
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, [], inp.config, inp.cohorts)
+    st = snap.cqs[name]
+    st.add_usage(("default", "cpu"), used_cpu)
+    return st.dominant_resource_share()
+
+
+def test_v07_dominant_resource_share_scales_by_1000_twice() -> None:
+    # Kueue v0.7 ClusterQueue.dominantResourceShare: ratio = borrowed * 1000 / lendable,
+    # then drs * 1000 / weight in milli. "a" (nominal 0) borrows all of the 1 CPU "b"
+    # lends: ratio 1000, weight 1 (1000 milli): 1000.
+    queues = [cq("a", [("default", {"cpu": "0"})], cohort="c", weight="1"),
+              cq("b", [("default", {"cpu": "1"})], cohort="c", weight="1")]
+    assert _v07_share(queues, "a", 1000) == (1000, "cpu")
+    # Usage exactly at nominal borrows nothing: (0, "") with no dominant resource.
+    assert _v07_share(queues, "b", 1000) == (0, "")
+    # A zero weight while borrowing: math.MaxInt and no resource.
+    zero = [cq("a", [("default", {"cpu": "0"})], cohort="c", weight="0"),
+            cq("b", [("default", {"cpu": "1"})], cohort="c", weight="1")]
+    assert _v07_share(zero, "a", 500) == ((1 << 63) - 1, "")
