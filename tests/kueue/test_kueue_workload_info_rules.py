@@ -15,6 +15,10 @@ sets' total requests summed per flavor and resource.
 ``CQState.dominant_resource_share``: Kueue v0.7's ``ClusterQueue.dominantResourceShare``
 (``borrowed * 1000 / lendable``, then ``* 1000 / weight`` in milli; nothing borrowed is
 ``(0, "")``; a zero weight while borrowing is ``math.MaxInt``).
+
+``lowest_subtree_that_fits`` / ``subtree_height``: ``FindHeightOfLowestSubtreeThatFits``
+and ``getNodeHeight`` (``min(childCQs + childCohorts, 1)``, then one more per cohort
+level).
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ from __future__ import annotations
 import pytest
 from builders.kueue import cq, flavor, inputs, iso, pod_set, wl
 
-from kubepreempt.kueue.quota import Snapshot, queue_order_time, workload_info
+from kubepreempt.kueue.quota import (
+    Snapshot,
+    lowest_subtree_that_fits,
+    queue_order_time,
+    subtree_height,
+    workload_info,
+)
 
 CREATED, EVICTED = 1_000.0, 5_000.0
 
@@ -87,3 +97,19 @@ def test_v07_dominant_resource_share_scales_by_1000_twice() -> None:
     zero = [cq("a", [("default", {"cpu": "0"})], cohort="c", weight="0"),
             cq("b", [("default", {"cpu": "1"})], cohort="c", weight="1")]
     assert _v07_share(zero, "a", 500) == ((1 << 63) - 1, "")
+
+
+def test_lowest_subtree_that_fits_and_node_height() -> None:
+    # FindHeightOfLowestSubtreeThatFits: a request within the queue's own nominal quota
+    # is height 0, and "smaller than the whole tree" is whether the queue has a parent;
+    # getNodeHeight: a cohort of queues only is 1, however many queues it has.
+    inp = inputs([flavor("default"),
+                  cq("a", [("default", {"cpu": "2"})], cohort="c"),
+                  cq("b", [("default", {"cpu": "2"})], cohort="c"),
+                  cq("lone", [("default", {"cpu": "2"})])])
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, [], inp.config, inp.cohorts)
+    fr = ("default", "cpu")
+    assert lowest_subtree_that_fits(snap.cqs["a"], fr, 1000) == (0, True)
+    assert lowest_subtree_that_fits(snap.cqs["lone"], fr, 1000) == (0, False)
+    assert lowest_subtree_that_fits(snap.cqs["a"], fr, 3000) == (1, False)
+    assert subtree_height(snap.cohorts["c"]) == 1
