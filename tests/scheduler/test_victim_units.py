@@ -13,17 +13,15 @@ violating pods) and ``FilterVictimsWithPDBViolation``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import pytest
 from builders import cluster_of, node, pdb, pod
+from builders.gang import HIGH, LOW, MID, NS, decide, member_pod, pod_group, preemptor
 
 from kubepreempt.api.errors import Source
 from kubepreempt.api.objects import Pod
 from kubepreempt.api.podgroup import load_group_objects
-from kubepreempt.decide import schedule
 from kubepreempt.manifests import Documents, RawObject
-from kubepreempt.release import modelled
 from kubepreempt.scheduler.preemption.victim_units import (
     VictimGroups,
     VictimUnit,
@@ -94,43 +92,6 @@ def test_importance_order_ranks_priority_then_group_then_size(plain, member):
 
 
 # --- DefaultPreemption on clusters --------------------------------------------------
-
-LOW, MID, HIGH = 100, 500, 1000
-NS = "default"
-
-
-def member_pod(name: str, node_name: str, cpu: str, priority: int = 10,
-               group: str | None = None, start: int | None = None,
-               labels=None) -> dict[str, Any]:
-    spec = {"schedulingGroup": {"podGroupName": group}} if group else None
-    return pod(name, cpu, node_name=node_name, priority=priority, spec_extra=spec,
-               labels=labels,
-               start=None if start is None else f"2026-01-01T00:00:{start:02d}Z")
-
-
-def pod_group(name: str, priority: int, mode: str = "single") -> dict[str, Any]:
-    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
-            "metadata": {"name": name, "namespace": NS},
-            "spec": {"schedulingPolicy": {"basic": {}} if mode == "single" else
-                     {"gang": {"minCount": 1}},
-                     "disruptionMode": {mode: {}}, "priority": priority}}
-
-
-def decide(objects: list[dict[str, Any]], target: str, version: str = "1.37",
-           gates: str | None = "GenericWorkload=true"):
-    cluster = cluster_of(*(o for o in objects if o["kind"] != "PodGroup"))
-    docs = Documents()
-    for i, o in enumerate(objects):
-        if o["kind"] == "PodGroup":
-            docs.add(RawObject("PodGroup", o, Source("t.yaml", i)))
-    groups = load_group_objects(docs.of, cluster.priority, {"GenericWorkload": True})
-    release = modelled(version, gates, warn=False)
-    return schedule(cluster, target, release=release, pod_groups=groups.pod_groups)
-
-
-def preemptor(cpu: str = "2") -> dict[str, Any]:
-    return pod("preemptor", cpu, priority=HIGH)
-
 
 def test_a_pod_weighs_its_pod_groups_priority():
     # x's own priority is 10 but its PodGroup's is 2000 (getPodPriority): above the

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from builders import cluster_of, node, pdb, pod, reference_preemption
-from test_victim_units import HIGH, LOW, NS, decide, member_pod, pod_group, preemptor
+from builders.gang import HIGH, LOW, NS, decide, member_pod, pod_group, preemptor
 
 from kubepreempt.api.errors import Source
 from kubepreempt.api.podgroup import load_group_objects

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from builders import cluster_of, node, pdb, pod, reference_preemption
-from test_default_preemption_table import _Offsets, candidates_of, post_filter, unode, upod
+from builders.preemption_tables import Offsets, candidates_of, post_filter, unode, upod
 
 from kubepreempt.decide import schedule
 from kubepreempt.scheduler.config import load_scheduler_config
@@ -97,7 +97,7 @@ def _window(objs: list[dict[str, Any]], pct: int, absolute: int, offset: int,
     c = cluster_of(*objs)
     pre = Preemptor(Scheduler(c), sample=True, min_candidate_percentage=pct,
                     min_candidate_absolute=absolute, now=NOW, materialize=materialize)
-    pre.rng = _Offsets([offset])  # type: ignore[assignment]
+    pre.rng = Offsets([offset])  # type: ignore[assignment]
     return candidates_of(post_filter(c, "default/p", preemptor=pre))
 
 
@@ -146,7 +146,7 @@ def test_sampled_window_holds_without_materialized_candidates() -> None:
     c = cluster_of(*FIVE, *pods)
     pre = Preemptor(Scheduler(c), sample=True, min_candidate_percentage=0,
                     min_candidate_absolute=1, now=NOW, materialize=False)
-    pre.rng = _Offsets([2])  # type: ignore[assignment]
+    pre.rng = Offsets([2])  # type: ignore[assignment]
     res = post_filter(c, "default/p", preemptor=pre)
     assert (res.node, [v.name for v in res.victims]) == ("node3", ["p3"])
 

@@ -27,7 +27,7 @@ Translation rules
     by name; such cases assert membership of upstream's allowed set.
   * Candidate sampling (DefaultPreemptionArgs 40%/1 etc.): upstream seeds math/rand with 4
     and documents the offsets it draws (cycle 0 -> 4, cycle 1 -> 1, cycle 2 -> 3); we inject
-    exactly those offsets (``_Offsets``) instead of reproducing Go's generator.
+    exactly those offsets (``Offsets``) instead of reproducing Go's generator.
   * ``expectedNumFilterCalled`` is not asserted: it counts calls of a fake filter plugin,
     and our resource pre-check (``Preemptor._prune``) legitimately skips filter calls.
 
@@ -52,13 +52,21 @@ Skipped upstream cases (Go plumbing, not scheduling decisions)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from builders import cluster_of, node, pdb, pod, reference_preemption
+from builders import cluster_of, pdb, pod, reference_preemption
+from builders.preemption_tables import (
+    NOW,
+    Offsets,
+    candidates_of,
+    epoch,
+    post_filter,
+    unode,
+    upod,
+)
 
-from kubepreempt.cluster import Cluster
 from kubepreempt.decide import resolve_pod, schedule
 from kubepreempt.scheduler.framework import Code, Status
 from kubepreempt.scheduler.preemption import (
@@ -68,8 +76,6 @@ from kubepreempt.scheduler.preemption import (
     pod_eligible,
 )
 from kubepreempt.scheduler.scheduler import Scheduler
-
-NOW = 1_000_000_000.0  # "now" for pods without a start time (fixed for determinism)
 
 
 @pytest.fixture(autouse=True, params=["fast", "reference"])
@@ -82,38 +88,8 @@ def preemption_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
 
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 
-RES: dict[str, tuple[str, str]] = {
-    "small": ("100m", "100"),
-    "medium": ("200m", "200"),
-    "large": ("300m", "300"),
-    "veryLarge": ("500m", "500"),
-}
-
 U = Code.UNSCHEDULABLE
 UU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-
-
-def epoch(n: int) -> str:
-    """Upstream's ``epochTimeN``, as N seconds after the Unix epoch."""
-    return f"1970-01-01T00:00:{n:02d}Z"
-
-
-def unode(spec: str, cpu: str = "500m", memory: str = "500", pods: str = "32",
-          labels: dict[str, str] | None = None) -> dict[str, Any]:
-    """A node like upstream's tables: ``"name/zone/region"`` become hostname/zone/region."""
-    parts = spec.split("/")
-    lab = dict(zip(("hostname", "zone", "region"), parts, strict=False))
-    lab.update(labels or {})
-    return node(parts[0], cpu=cpu, memory=memory, pods=pods, labels=lab)
-
-
-def upod(name: str, node_name: str | None = None, prio: int | None = None,
-         res: str | None = None, start: int | None = None,
-         labels: dict[str, str] | None = None, **kw: Any) -> dict[str, Any]:
-    """A pod like ``st.MakePod().Name(..).Node(..).Priority(..).Req(..).StartTime(..)``."""
-    cpu, mem = RES[res] if res else (None, None)
-    return pod(name, cpu, mem, node_name=node_name, priority=prio, labels=labels,
-               start=None if start is None else epoch(start), **kw)
 
 
 def exists(key: str) -> dict[str, Any]:
@@ -125,42 +101,6 @@ def spread(key: str) -> dict[str, Any]:
     """``SpreadConstraint(1, key, DoNotSchedule, Exists(foo))``."""
     return {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
             "labelSelector": exists("foo")}
-
-
-class _Offsets:
-    """Stands in for ``Preemptor.rng``: yields upstream's documented sampling offsets."""
-
-    def __init__(self, offsets: list[int]) -> None:
-        self._it: Iterator[int] = iter(offsets)
-
-    def randrange(self, n: int) -> int:
-        offset = next(self._it)
-        assert 0 <= offset < n
-        return offset
-
-
-def post_filter(cluster: Cluster, pod_key: str = "default/p",
-                statuses: dict[str, Code] | None = None,
-                preemptor: Preemptor | None = None) -> PreemptionResult:
-    """Upstream ``PostFilter`` / ``DryRunPreemption`` with explicit filter statuses.
-
-    ``statuses=None`` marks every node Unschedulable (DryRunPreemption on all nodes).
-    """
-    target = resolve_pod(cluster, pod_key)
-    sched = preemptor.scheduler if preemptor else Scheduler(cluster)
-    state, prefilter, filters = sched.new_state(target)
-    assert prefilter is None
-    names = [n.name for n in cluster.nodes]
-    given = statuses if statuses is not None else dict.fromkeys(names, U)
-    by_index = {names.index(n): Status(code, ()) for n, code in given.items()}
-    pre = preemptor or Preemptor(sched, now=NOW)
-    return pre.preempt(target, state, filters, by_index)
-
-
-def candidates_of(result: PreemptionResult) -> dict[str, tuple[list[str], int]]:
-    """Node -> (victim names sorted, PDB violations), as upstream's test compares them."""
-    return {c.node: (sorted(p.name for p in c.victims), c.pdb_violations)
-            for c in result.candidates}
 
 
 # ---- TestPostFilter ------------------------------------------------------------------------
@@ -385,7 +325,7 @@ def _sampled(objs: list[dict[str, Any]], pct: int, absolute: int, offsets: list[
     c = cluster_of(*objs)
     pre = Preemptor(Scheduler(c), sample=True, min_candidate_percentage=pct,
                     min_candidate_absolute=absolute, now=NOW)
-    pre.rng = _Offsets(offsets)  # type: ignore[assignment]
+    pre.rng = Offsets(offsets)  # type: ignore[assignment]
     return [candidates_of(post_filter(c, key, preemptor=pre)) for key in pod_keys]
 
 
