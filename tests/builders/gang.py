@@ -7,7 +7,8 @@ from typing import Any
 
 from builders import cluster_of, pod
 from kubepreempt.api.errors import Source
-from kubepreempt.api.podgroup import load_group_objects
+from kubepreempt.api.podgroup import GroupObjects, load_group_objects
+from kubepreempt.cluster import Cluster
 from kubepreempt.decide import schedule
 from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.release import modelled
@@ -33,14 +34,21 @@ def pod_group(name: str, priority: int, mode: str = "single") -> dict[str, Any]:
                      "disruptionMode": {mode: {}}, "priority": priority}}
 
 
-def decide(objects: list[dict[str, Any]], target: str, version: str = "1.37",
-           gates: str | None = "GenericWorkload=true"):
+def cluster_and_groups(objects: list[dict[str, Any]]) -> tuple[Cluster, GroupObjects]:
+    """The cluster of every object but the PodGroups, and the PodGroups loaded with the
+    workload API on (priorities resolved against the cluster's classes)."""
     cluster = cluster_of(*(o for o in objects if o["kind"] != "PodGroup"))
     docs = Documents()
     for i, o in enumerate(objects):
         if o["kind"] == "PodGroup":
             docs.add(RawObject("PodGroup", o, Source("t.yaml", i)))
-    groups = load_group_objects(docs.of, cluster.priority, {"GenericWorkload": True})
+    return cluster, load_group_objects(docs.of, cluster.priority, {"GenericWorkload": True})
+
+
+def decide(objects: list[dict[str, Any]], target: str, version: str = "1.37",
+           gates: str | None = "GenericWorkload=true"):
+    """DefaultPreemption's decision for ``target`` under ``version`` with ``gates``."""
+    cluster, groups = cluster_and_groups(objects)
     release = modelled(version, gates, warn=False)
     return schedule(cluster, target, release=release, pod_groups=groups.pod_groups)
 

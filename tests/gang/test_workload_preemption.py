@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders import cluster_of, node, pdb, pod
+from builders import node, pdb, pod
+from builders.gang import cluster_and_groups
 
-from kubepreempt.api.errors import Source
-from kubepreempt.api.podgroup import load_group_objects
-from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.scheduler.gang import schedule_pod_group
 from kubepreempt.scheduler.gang.cycle import group_algorithm
 from kubepreempt.scheduler.gang.members import members_of
@@ -62,12 +60,7 @@ def pod_group(name: str, priority: int, mode: str = "single", min_count: int = 1
 def setup(objects: list[dict[str, Any]], min_count: int = 1, in_place: bool = False):
     """The cluster, the scheduler and the evaluator, with preemptor-pg at HIGH."""
     objects = [*objects, pod_group("preemptor-pg", HIGH, min_count=min_count)]
-    cluster = cluster_of(*(o for o in objects if o["kind"] != "PodGroup"))
-    docs = Documents()
-    for i, o in enumerate(objects):
-        if o["kind"] == "PodGroup":
-            docs.add(RawObject("PodGroup", o, Source("t.yaml", i)))
-    groups = load_group_objects(docs.of, cluster.priority, {"GenericWorkload": True})
+    cluster, groups = cluster_and_groups(objects)
     return cluster, Scheduler(cluster), WorkloadPreemption(
         groups.pod_groups, reprieve_in_place=in_place), groups
 

@@ -16,11 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 from builders import cluster_of, node, pdb, pod, reference_preemption
-from builders.gang import HIGH, LOW, NS, decide, member_pod, pod_group, preemptor
+from builders.gang import (
+    HIGH,
+    LOW,
+    NS,
+    cluster_and_groups,
+    decide,
+    member_pod,
+    pod_group,
+    preemptor,
+)
 
-from kubepreempt.api.errors import Source
-from kubepreempt.api.podgroup import load_group_objects
-from kubepreempt.manifests import Documents, RawObject
 from kubepreempt.scheduler.preemption.victim_units import (
     VictimGroups,
     VictimUnit,
@@ -56,12 +62,7 @@ def test_pdb_split_counts_only_covering_budgets_in_order():
 
 
 def _groups_and_cluster(objects: list[dict[str, Any]]):
-    cluster = cluster_of(*(o for o in objects if o["kind"] != "PodGroup"))
-    docs = Documents()
-    for i, o in enumerate(objects):
-        if o["kind"] == "PodGroup":
-            docs.add(RawObject("PodGroup", o, Source("t.yaml", i)))
-    groups = load_group_objects(docs.of, cluster.priority, {"GenericWorkload": True})
+    cluster, groups = cluster_and_groups(objects)
     return VictimGroups(groups.pod_groups), cluster
 
 
