@@ -15,8 +15,7 @@ from kubepreempt.sim.engine import SimResult
 
 
 def run(text: str, until: float | None = None, **options) -> SimResult:
-    """Simulate a scenario (YAML text after the three priority classes) with the Cluster
-    Autoscaler on, given ``AutoscalerOptions``."""
+    """Simulate a scenario (YAML text, after ``CLASSES``) with the Cluster Autoscaler on."""
     docs = Documents()
     for i, doc in enumerate(parse_text(textwrap.dedent(CLASSES + text), "test.yaml")):
         flatten(doc, Source("test.yaml", i), docs)

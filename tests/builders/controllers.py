@@ -24,8 +24,7 @@ value: 1000
 
 def template(pc: str, cpu: int = 1, exit_after: str = "5s", labels: str = "{app: x}",
              extra: str = "") -> str:
-    """A pod template: one container requesting ``cpu`` cores, class ``pc``, exiting
-    ``exit_after`` after its stop signal."""
+    """A pod template of class ``pc``: one container of ``cpu`` cores."""
     return f"""
   template:
     metadata:

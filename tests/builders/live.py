@@ -88,8 +88,7 @@ def sync_events() -> list[Event]:
 
 
 def serve_others(server: HTTPServer) -> None:
-    """Serve every recorded list but pods (their watches: empty streams), and the
-    unrecorded kinds."""
+    """Serve every recorded list but pods (watches: empty streams), and unrecorded kinds."""
     for name in ("nodes", "namespaces", "priorityclasses", "poddisruptionbudgets",
                  "services", "replicasets", "statefulsets"):
         path = recording(name)["request"]["path"]
@@ -118,8 +117,7 @@ print(json.dumps({{"apiVersion": info["apiVersion"], "kind": "ExecCredential",
 
 
 def exec_plugin(tmp_path: Path, api_version: str, token: str) -> Path:
-    """An executable exec credential plugin answering ``token``; it appends a line to
-    the file named by its argument on every run."""
+    """An executable exec credential plugin that answers ``token`` and logs each run."""
     path = tmp_path / "plugin.py"
     path.write_text(EXEC_PLUGIN.format(python=sys.executable, api_version=api_version,
                                        token=token))

@@ -28,8 +28,7 @@ def victim(name: str, node_name: str, priority: int = LOW, group: str | None = N
 
 
 def preemptor_pod(name: str, cpu: str = "1", never: bool = False) -> dict[str, Any]:
-    """A pending HIGH-priority member of preemptor-pg (``preemptionPolicy: Never`` if
-    ``never``)."""
+    """A pending HIGH-priority member of preemptor-pg (policy Never if ``never``)."""
     spec: dict[str, Any] = {"schedulingGroup": {"podGroupName": "preemptor-pg"}}
     if never:
         spec["preemptionPolicy"] = "Never"
