@@ -5,6 +5,9 @@
    package's ``__init__`` importing its own submodules (a re-export, not a dependency).
 2. Nothing under ``sim/`` or ``kueue/`` reads or calls another object's underscore
    members: ``obj._name`` is allowed only on ``self`` / ``cls`` (and dunders anywhere).
+3. No file under ``tests/`` imports a test module (one named ``test_*``), however it is
+   spelled: ``test_x``, ``tests.x.test_y`` or relative. Helpers two test modules share
+   live in the ``tests/builders`` package.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "kubepreempt"
+TESTS = Path(__file__).resolve().parent
 ROOT_NAME = "kubepreempt"
 
 
@@ -126,6 +130,29 @@ def private_reach_ins(folder: str) -> list[str]:
     return found
 
 
+def is_test_module(dotted: str) -> bool:
+    """Whether a dotted module name names a test module (``test_x``, ``tests.x.test_y``)."""
+    return any(part.startswith("test_") for part in dotted.split("."))
+
+
+def imported_test_modules(source: str, filename: str = "<test>") -> list[tuple[int, str]]:
+    """``(line, module)`` of each test module that ``source`` imports, anywhere in it."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if is_test_module(a.name)]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            if is_test_module(module):
+                found.append((node.lineno, module))
+            elif node.level or module == "tests" or module.startswith("tests."):
+                # `from . import test_x`, `from tests.x import test_y`: the names are modules.
+                sep = "" if module.endswith(".") else "."
+                found += [(node.lineno, f"{module}{sep}{a.name}") for a in node.names
+                          if a.name.startswith("test_")]
+    return sorted(found)
+
+
 def test_cycle_finder_finds_a_cycle() -> None:
     # The checker itself: a -> b -> c -> a is one component; d hangs off it.
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
@@ -140,3 +167,35 @@ def test_no_import_cycle() -> None:
 def test_no_private_reach_in_under_sim_and_kueue() -> None:
     found = private_reach_ins("sim") + private_reach_ins("kueue")
     assert found == [], "\n".join(found)
+
+
+def test_test_module_import_finder_sees_every_spelling() -> None:
+    source = """
+import test_a
+import tests.sim.test_b as b
+from test_c import helper
+from tests.scheduler.test_d import NOW
+from tests.scheduler import test_e, util
+from .test_f import x
+from . import test_g
+from .. import builders
+
+def f():
+    from test_h import y
+
+import builders.test_like_name_in_a_package
+from builders import sim, spread
+from kubepreempt.sim import simulate
+"""
+    assert imported_test_modules(source) == [
+        (2, "test_a"), (3, "tests.sim.test_b"), (4, "test_c"), (5, "tests.scheduler.test_d"),
+        (6, "tests.scheduler.test_e"), (7, ".test_f"), (8, ".test_g"),
+        (12, "test_h"), (14, "builders.test_like_name_in_a_package")]
+
+
+def test_no_test_module_imports_another() -> None:
+    found = [f"{path.relative_to(TESTS.parent)}:{line} imports {module}"
+             for path in sorted(TESTS.rglob("*.py"))
+             for line, module in imported_test_modules(path.read_text(), str(path))]
+    assert found == [], ("test modules import test modules (move the shared helpers to "
+                         "tests/builders):\n" + "\n".join(found))

@@ -19,7 +19,7 @@ from kubepreempt.gang_workloads import GangsOp, GangWorkload, PodsOp
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.gang import cycle as gang_cycle
 from kubepreempt.scheduler.gang import schedule_pod_group
-from tests.scheduler.test_one_cycle import NOW, spy
+from tests.builders.one_cycle import NOW, spy
 
 SCALES = {"GangScheduling/5000Nodes_1000Gangs_8Pods": 0.01}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from builders import node
-from test_workload_preemption import (
+from builders.workload_preemption import (
     LOW,
     NS,
     names,

@@ -12,6 +12,7 @@ from base64 import b64encode
 from pathlib import Path
 
 import pytest
+from builders.live import exec_plugin
 from conftest import TOKEN, serve_lists, write_kubeconfig
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -26,27 +27,6 @@ from kubepreempt.live.lister import list_all
 from kubepreempt.live.resources import RESOURCES
 
 NODES = RESOURCES["Node"]
-
-EXEC_PLUGIN = """#!{python}
-import json, os, sys
-info = json.loads(os.environ["KUBERNETES_EXEC_INFO"])
-assert info["kind"] == "ExecCredential", info
-assert info["apiVersion"] == "{api_version}", info
-assert info["spec"]["interactive"] is False, info
-assert os.environ["PLUGIN_ENV"] == "from-kubeconfig"
-with open(sys.argv[1], "a") as f:
-    f.write("ran\\n")
-print(json.dumps({{"apiVersion": info["apiVersion"], "kind": "ExecCredential",
-                  "status": {{"token": "{token}"}}}}))
-"""
-
-
-def exec_plugin(tmp_path: Path, api_version: str, token: str) -> Path:
-    path = tmp_path / "plugin.py"
-    path.write_text(EXEC_PLUGIN.format(python=sys.executable, api_version=api_version,
-                                       token=token))
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return path
 
 
 def node_names(client: ApiClient) -> list[str]:

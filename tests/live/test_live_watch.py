@@ -9,38 +9,33 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import tracemalloc
 from pathlib import Path
-from typing import Any
 
 import pytest
+from builders.live import (
+    WATCH_QUERY,
+    actual,
+    exec_plugin,
+    run_watch,
+    serve_others,
+    sync_events,
+)
 from conftest import (
-    EMPTY_LISTS,
     TOKEN,
-    UNRECORDED,
     VERSION,
-    list_body,
-    recorded_query,
     recording,
     response,
     serve_lists,
-    serve_unrecorded,
 )
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from kubepreempt.api.errors import InputError
 from kubepreempt.cluster import SCHEDULER_KINDS
-from kubepreempt.live import watch_loop
-from kubepreempt.live.backoff import RetryPolicy
-from kubepreempt.live.kubeconfig import resolve
 from kubepreempt.live.reflector import Event
 from kubepreempt.live.watcher import Watcher
-
-FAST = RetryPolicy(initial=0.05, cap=0.2)  # the reflector's backoff, in milliseconds
-WATCH_QUERY = recorded_query("pods-watch")  # watch=1&resourceVersion=451&...&timeoutSeconds=6
 
 
 class PodsEndpoint:
@@ -66,40 +61,6 @@ def serve(server: HTTPServer, pods: PodsEndpoint) -> None:
     server.expect_request("/api/v1/pods").respond_with_handler(pods)
     server.expect_request("/version").respond_with_json(VERSION)
     serve_others(server)
-
-
-def run_watch(kubeconfig: Path, until, namespace: str | None = None,
-              report: str | None = None, timeout: float = 20.0,
-              retry: RetryPolicy = FAST) -> tuple[list[dict[str, Any]], list[str], Watcher]:
-    """Run the watch loop in a thread until ``until(lines)`` holds."""
-    lines: list[dict[str, Any]] = []
-    notices: list[str] = []
-    stop = threading.Event()
-    watcher = Watcher(SCHEDULER_KINDS, lines.append, namespace=namespace)
-    errors: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            watch_loop.run(resolve(str(kubeconfig)), SCHEDULER_KINDS, watcher, stop, report,
-                           notice=notices.append, watch_timeout=6, retry=retry)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
-            errors.append(exc)
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not errors and not until(lines):
-        time.sleep(0.05)
-    time.sleep(0.3)  # let the loop go idle (settle, report)
-    stop.set()
-    thread.join(5)
-    if errors:
-        raise errors[0]
-    return lines, notices, watcher
-
-
-def actual(lines: list[dict], pod: str) -> list[dict]:
-    return [x for x in lines if x["event"] == "actual" and x["pod"] == pod]
 
 
 def test_recorded_stream_predictions_and_comparisons(httpserver, kubeconfig, tmp_path) -> None:
@@ -169,22 +130,6 @@ def test_forbidden_watch_stops_with_an_input_error(httpserver, kubeconfig) -> No
 
 # ---- a long replay, straight into the watcher --------------------------------------
 
-def _sync_events() -> list[Event]:
-    out = []
-    for kind, name, version in (("Node", "nodes", "v1"), ("Namespace", "namespaces", "v1"),
-                                ("PriorityClass", "priorityclasses", "scheduling.k8s.io/v1"),
-                                ("PodDisruptionBudget", "poddisruptionbudgets", "policy/v1"),
-                                ("Service", "services", "v1"),
-                                ("ReplicaSet", "replicasets", "apps/v1"),
-                                ("StatefulSet", "statefulsets", "apps/v1"),
-                                ("Pod", "pods-all", "v1")):
-        items = [{"apiVersion": version, "kind": kind, **i} for i in list_body(name)["items"]]
-        out.append(Event("SYNC", kind, items=items))
-    for path, (kind, _) in UNRECORDED.items():
-        out.append(Event("SYNC", kind, items=EMPTY_LISTS[path]["items"]))
-    return out
-
-
 def _cycle(i: int) -> list[Event]:
     """A small pod arrives pending, is bound to worker-10 (where it fits), then deleted."""
     pod = {"apiVersion": "v1", "kind": "Pod",
@@ -203,7 +148,7 @@ def _cycle(i: int) -> list[Event]:
 def test_long_replay_keeps_memory_flat() -> None:
     lines: list[dict] = []
     watcher = Watcher(SCHEDULER_KINDS, lambda line: None)
-    for event in _sync_events():
+    for event in sync_events():
         watcher.handle(event)
     watcher.settle()
 
@@ -288,25 +233,11 @@ def test_bookmark_moves_the_resource_version_on(httpserver, kubeconfig) -> None:
     assert pods.queries[2] == WATCH_QUERY.replace("resourceVersion=451", "resourceVersion=999")
 
 
-def serve_others(server: HTTPServer) -> None:
-    for name in ("nodes", "namespaces", "priorityclasses", "poddisruptionbudgets",
-                 "services", "replicasets", "statefulsets"):
-        path = recording(name)["request"]["path"]
-
-        def handler(request: Request, name: str = name) -> Response:
-            if "watch=1" in request.query_string.decode():
-                return Response("", status=200, content_type="application/json")
-            return response(name)
-
-        server.expect_request(path).respond_with_handler(handler)
-    serve_unrecorded(server)
-
-
 def test_node_deleted_before_its_pods_keeps_the_snapshot_usable() -> None:
     watcher = Watcher(SCHEDULER_KINDS, lambda line: None)
-    for event in _sync_events():
+    for event in sync_events():
         watcher.handle(event)
-    node = next(n for n in _sync_events()[0].items if n["metadata"]["name"] == "worker-00")
+    node = next(n for n in sync_events()[0].items if n["metadata"]["name"] == "worker-00")
     watcher.handle(Event("DELETED", "Node", node))
     cluster = watcher.cluster()  # its pods' DELETED events have not arrived yet
     assert "worker-00" not in cluster.node_index
@@ -332,7 +263,7 @@ def _mark_victim(obj: dict) -> dict:
 def test_victims_the_scheduler_marks_are_compared(marked: int) -> None:
     lines: list[dict] = []
     watcher = Watcher(SCHEDULER_KINDS, lines.append)
-    for event in _sync_events():
+    for event in sync_events():
         watcher.handle(event)
     watcher.settle()
     pred = watcher.predictions["shop/checkout-0"]
@@ -366,7 +297,7 @@ def test_victims_the_scheduler_marks_are_compared(marked: int) -> None:
 
 def _synced_watcher(lines: list[dict] | None = None) -> Watcher:
     watcher = Watcher(SCHEDULER_KINDS, (lines if lines is not None else []).append)
-    for event in _sync_events():
+    for event in sync_events():
         watcher.handle(event)
     watcher.settle()
     return watcher
@@ -490,7 +421,6 @@ def test_long_replay_over_http(httpserver, kubeconfig, tmp_path) -> None:
 
 def test_watch_connections_share_one_exec_credential(httpserver, tmp_path) -> None:
     from conftest import write_kubeconfig
-    from test_live_auth import exec_plugin
 
     pods = PodsEndpoint(["pods-watch"])  # checks every pods request carries TOKEN
     serve(httpserver, pods)
@@ -516,7 +446,7 @@ def test_scheduler_config_changes_the_predictions() -> None:
     for name, cfg in (("default", None), ("no-preemption", config)):
         lines: list[dict] = []
         watcher = Watcher(SCHEDULER_KINDS, lines.append, scheduler_config=cfg)
-        for event in _sync_events():
+        for event in sync_events():
             watcher.handle(event)
         watcher.settle()
         [pred] = [x for x in lines if x["event"] == "prediction"

@@ -14,9 +14,9 @@ import threading
 import time
 
 import pytest
+from builders.live import WATCH_QUERY, actual, run_watch, serve_others, sync_events
 from conftest import TOKEN, list_body, recording, response
 from pytest_httpserver import HTTPServer
-from test_live_watch import WATCH_QUERY, actual, run_watch, serve_others
 from werkzeug import Request, Response
 
 from kubepreempt.api.errors import InputError
@@ -391,10 +391,8 @@ def test_each_preemption_on_a_node_is_compared_once_with_its_own_victims() -> No
 
 
 def synced(lines: list[dict]) -> Watcher:
-    from test_live_watch import _sync_events
-
     watcher = Watcher(SCHEDULER_KINDS, lines.append)
-    for event in _sync_events():
+    for event in sync_events():
         watcher.handle(event)
     watcher.settle()
     return watcher
@@ -405,8 +403,7 @@ def test_victims_marked_for_an_out_of_scope_preemptor_are_not_inherited() -> Non
     are still taken by its own nomination, not by checkout-0's."""
     lines: list[dict] = []
     watcher = Watcher(SCHEDULER_KINDS, lines.append, namespace="shop")
-    from test_live_watch import _sync_events
-    for event in _sync_events():
+    for event in sync_events():
         watcher.handle(event)
     watcher.settle()
     expected = watcher.predictions["shop/checkout-0"].candidates["worker-01"]

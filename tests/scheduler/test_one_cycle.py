@@ -17,56 +17,16 @@ from kubepreempt import decide, workloads
 from kubepreempt.cluster import build_cluster
 from kubepreempt.manifests import load_documents
 from kubepreempt.scheduler import cycle
-from kubepreempt.scheduler.cycle import PREEMPT, SCHEDULED, CycleResult
+from kubepreempt.scheduler.cycle import PREEMPT, SCHEDULED
 from kubepreempt.scheduler.gang import cycle as gang_cycle
-from kubepreempt.scheduler.preemption import Evaluator
 from kubepreempt.scheduler.scheduler import Scheduler
 from kubepreempt.sim import load_scenario, scheduler_driver, simulate
+from tests.builders.one_cycle import EXAMPLES, NOW, SCENARIOS, outcome, spy
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Cluster examples with a pending pod to decide (the kubelet ones are about bound pods).
 CLUSTERS = [str(p) for p in sorted([*(EXAMPLES / "basic").glob("*.yaml"),
                                     *(EXAMPLES / "kubelet").glob("*.yaml")])
             if build_cluster(load_documents([str(p)]), warn=False).pending]
-SCENARIOS = sorted(str(p) for p in (EXAMPLES / "sim").glob("*.yaml"))
-NOW = 1e9
-
-
-def outcome(res: CycleResult) -> tuple:
-    """What a caller acts on: result, node, victims, violations, cleared, message."""
-    pre = res.preemption
-    chosen = pre is not None and res.result == PREEMPT
-    return (res.result, res.node_name,
-            sorted(p.key for p in pre.victims) if chosen else [],
-            pre.pdb_violations if chosen else 0,
-            sorted(p.key for p in pre.cleared_nominations) if chosen else [],
-            res.message)
-
-
-def spy(real):
-    """Wrap ``schedule_one``: also run the materialised cycle and compare."""
-    seen = []
-
-    def checked(sched, pod, **kw):
-        full_kw = {k: v for k, v in kw.items() if k != "evaluator"}
-        ev = kw.get("evaluator")
-        if ev is not None:
-            # Same options, but every candidate built and no incremental cache.
-            full_kw["evaluator"] = Evaluator(sched, sample=ev.sample, now=ev.now,
-                                             fast=False, materialize=True,
-                                             victim_groups=ev.victim_groups)
-            full_kw["evaluator"].rng.setstate(ev.rng.getstate())  # the same window offset
-        start = sched.sampling.value  # nextStartNodeIndex: both runs start from it
-        sched.use_cached_statuses = False
-        full = real(sched, pod, **{**full_kw, "explain": True})
-        sched.use_cached_statuses = True
-        sched.sampling.value = start
-        fast = real(sched, pod, **kw)
-        assert outcome(fast) == outcome(full), pod.key
-        seen.append(outcome(fast))
-        return fast
-
-    return checked, seen
 
 
 @pytest.mark.parametrize("path", CLUSTERS, ids=lambda p: Path(p).name)

@@ -18,7 +18,7 @@ from kubepreempt import perf_templates, workloads
 from kubepreempt.cli import main
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.cycle import SCHEDULED
-from tests.scheduler.test_one_cycle import NOW, spy
+from tests.builders.one_cycle import NOW, spy
 
 SCALES = {"SchedulingDaemonset/15000Nodes": 0.005,
           "SchedulingRequiredPodAntiAffinityWithNSSelector/5000Nodes_2000Pods": 0.01}

@@ -13,7 +13,7 @@ from kubepreempt import workloads
 from kubepreempt.cluster import build_cluster
 from kubepreempt.scheduler import cycle
 from tests.builders import docs_of, node, pod
-from tests.scheduler.test_one_cycle import NOW, spy
+from tests.builders.one_cycle import NOW, spy
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"

@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 from builders import spread as sc
+from builders.affinity_histories import histories, random_pod
 from builders.plugins import make_cluster, make_node, make_pod, new_state
 from hypothesis import given, settings
-from test_fast_scheduling import histories, random_pod
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.scheduler.framework import group_failures

@@ -5,69 +5,14 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from test_controllers import CLASSES, deployment, short
+from builders.autoscaler import SCALE_DOWN, bare, events, group_node, run
+from builders.controllers import CLASSES, deployment
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.manifests import Documents, parse_text
 from kubepreempt.manifests import _flatten as flatten
 from kubepreempt.sim import build_scenario, simulate
 from kubepreempt.sim.autoscaler import AutoscalerOptions
-from kubepreempt.sim.engine import SimResult
-
-
-def run(text: str, until: float | None = None, **options) -> SimResult:
-    docs = Documents()
-    for i, doc in enumerate(parse_text(textwrap.dedent(CLASSES + text), "test.yaml")):
-        flatten(doc, Source("test.yaml", i), docs)
-    return simulate(build_scenario(docs, 0), seed=0, until=until,
-                    autoscale=AutoscalerOptions(**options))
-
-
-def group_node(name: str, cpu: int = 2, group: str = "pool", lo: str = "1", hi: str = "3",
-               extra_ann: str = "", labels: str = "") -> str:
-    return f"""
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: {name}
-  labels: {{kubernetes.io/hostname: {name}{labels}}}
-  annotations:
-    kubepreempt.io/node-group: "{group}"
-    kubepreempt.io/node-group-min: "{lo}"
-    kubepreempt.io/node-group-max: "{hi}"{extra_ann}
-status:
-  allocatable: {{cpu: "{cpu}", memory: 64Gi, pods: "110"}}
-"""
-
-
-def bare(name: str, cpu: str, priority: int, node: str = "", arrival: str = "",
-         exit_after: str = "") -> str:
-    ann = []
-    if arrival:
-        ann.append(f'kubepreempt.io/arrival: "{arrival}"')
-    if exit_after:
-        ann.append(f'kubepreempt.io/exit-after-signal: "{exit_after}"')
-    node_line = f"\n  nodeName: {node}" if node else ""
-    return f"""
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: {name}
-  namespace: default
-  annotations: {{{", ".join(ann)}}}
-spec:
-  priority: {priority}{node_line}
-  containers:
-  - name: c
-    resources: {{requests: {{cpu: "{cpu}"}}}}
-"""
-
-
-def events(r: SimResult, *types: str) -> list[tuple[float, str, str, str | None]]:
-    return [(e.time, e.type, short(e.pod) if e.pod else "", e.node) for e in r.events
-            if e.type in types]
 
 
 def test_pod_waiting_for_preemption_causes_no_scale_up() -> None:
@@ -108,10 +53,6 @@ def test_binpacking_orders_enough_nodes_for_all_pods_and_respects_max() -> None:
     ups = [e for e in r.events if e.type == "scale-up"]
     assert [(e.time, e.detail) for e in ups] == [(0.0, "group pool: +2 node(s) for 4 pod(s)")]
     assert sum(1 for rec in r.records.values() if rec.phase == "Pending") == 1
-
-
-SCALE_DOWN = (group_node("n1") + group_node("n2")
-              + bare("big", "1500m", 0, node="n1"))
 
 
 def test_scale_down_of_an_unneeded_node_after_ten_minutes() -> None:

@@ -4,8 +4,8 @@ each expected answer is traced to the upstream function named in the test."""
 from __future__ import annotations
 
 import pytest
-from test_autoscaler import SCALE_DOWN, bare, events, group_node, run
-from test_controllers import deployment
+from builders.autoscaler import SCALE_DOWN, bare, events, group_node, run
+from builders.controllers import CLASSES, deployment
 
 
 def never_preempts(pod_text: str) -> str:
@@ -137,8 +137,6 @@ def test_cli_skip_flags_take_go_boolean_values(tmp_path, capsys, value: str,
     """``--skip-nodes-with-custom-controller-pods=false`` as upstream spells it."""
     import json
     import textwrap
-
-    from test_controllers import CLASSES
 
     from kubepreempt.cli import main
     path = tmp_path / "s.yaml"

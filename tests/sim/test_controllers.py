@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from builders.controllers import CLASSES, deployment, short, template
 from builders.sim import node, pod, timeline
 
 from kubepreempt.api.errors import InputError, Source
@@ -13,24 +14,6 @@ from kubepreempt.manifests import _flatten as flatten
 from kubepreempt.sim import build_scenario, simulate
 from kubepreempt.sim.engine import SimResult
 
-CLASSES = """
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: low}
-value: 100
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: mid}
-value: 500
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: high}
-value: 1000
-"""
-
 
 def run(text: str, controller_latency: float = 0.0, until: float | None = None) -> SimResult:
     docs = Documents()
@@ -38,36 +21,6 @@ def run(text: str, controller_latency: float = 0.0, until: float | None = None) 
         flatten(doc, Source("test.yaml", i), docs)
     return simulate(build_scenario(docs, 0), controller_latency=controller_latency,
                     until=until)
-
-
-def template(pc: str, cpu: int = 1, exit_after: str = "5s", labels: str = "{app: x}",
-             extra: str = "") -> str:
-    return f"""
-  template:
-    metadata:
-      labels: {labels}
-      annotations: {{kubepreempt.io/exit-after-signal: "{exit_after}"}}
-    spec:
-      priorityClassName: {pc}{extra}
-      containers:
-      - name: c
-        resources: {{requests: {{cpu: "{cpu}"}}}}
-"""
-
-
-def deployment(name: str, replicas: int, pc: str, ns: str = "default", arrival: str = "0",
-               **kw: str) -> str:
-    return f"""
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-  namespace: {ns}
-  annotations: {{kubepreempt.io/arrival: "{arrival}"}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}""" + template(pc, labels=f"{{app: {name}}}", **kw)
 
 
 def job(name: str, pc: str, extra_spec: str = "", **kw: str) -> str:
@@ -103,11 +56,6 @@ spec:
 def labelled_node(name: str, cpu: int, **ann: str) -> str:
     return node(name, cpu, **ann).replace(
         f"  name: {name}\n", f"  name: {name}\n  labels: {{kubernetes.io/hostname: {name}}}\n")
-
-
-def short(key: str) -> str:
-    """``web-5d8c7b9f6-abcde`` -> ``web``: the workload part of a generated pod name."""
-    return key.split("/")[-1].split("-")[0]
 
 
 def test_cascade_high_pod_preempts_mid_replica_whose_replacement_preempts_a_job() -> None:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 
+from builders.autoscaler import SCALE_DOWN
+from builders.autoscaler import run as run_autoscaled
+from builders.controllers import deployment
+from builders.node_pressure import SEED_EXAMPLE
 from builders.sim import node, pod, run
-from test_node_pressure import SEED_EXAMPLE
 
 from kubepreempt.sim.metrics import DISRUPTIONS
 
@@ -62,10 +65,6 @@ def test_simulate_json_and_terminal_name_each_cause(tmp_path, capsys) -> None:
 def test_scale_down_drain_is_evicted_scale_down() -> None:
     """test_autoscaler's scale-down: web (class mid) is evicted from n2 by the drain
     (upstream: the Eviction API, EvictionByEvictionAPI) and its replacement binds on n1."""
-    from test_autoscaler import SCALE_DOWN
-    from test_autoscaler import run as run_autoscaled
-    from test_controllers import deployment
-
     web = deployment("web", 1, "mid").replace('cpu: "1"', 'cpu: "500m"')
     m = run_autoscaled(SCALE_DOWN + web).metrics
     assert counts(m, "mid")["evictedScaleDown"] == 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from builders.kueue import CURRENT, V07, cq, flavor, preempt
-from test_kueue_classical_hierarchical_upstream import CPU, adm, cohort, incoming, queue
+from builders.kueue_hierarchy import CPU, adm, cohort, incoming, queue
 
 LP = "LowerPriority"
 

@@ -18,7 +18,7 @@ from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.config import parse_scheduler_config
 from kubepreempt.scheduler.gang import cycle as gang_cycle
 from kubepreempt.sim import load_scenario, scheduler_driver, simulate
-from tests.scheduler.test_one_cycle import NOW, SCENARIOS, spy
+from tests.builders.one_cycle import NOW, SCENARIOS, spy
 
 V1 = "kubescheduler.config.k8s.io/v1"
 
