@@ -267,8 +267,9 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
     # Permit allows a basic group at once, a gang from its minCount-th pod on.
     allowed_from = group.min_count if group.gang else 0
     no_plugins: frozenset[str] = frozenset()
+    last = len(queued) - 1
     try:
-        for pod in queued:
+        for position, pod in enumerate(queued):
             # The pod's own profile is ``sched``: the cycle makes this very evaluator
             # itself, and only when DefaultPreemption runs (a pod that fits saves it).
             member_evaluator = None
@@ -294,7 +295,11 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
                 continue  # IsRejected: the group may still be schedulable
             node_name = cycle.node_name
             assert node_name is not None
-            assumptions.assume(pod, node_name, victims)
+            # The last pod's assumption would be read by no later cycle and undone at
+            # once: skipped when it would leave no trace (no victims re-bound, no
+            # nomination re-added).
+            if position < last or victims or pod.nominated_node_name:
+                assumptions.assume(pod, node_name, victims)
             scheduled += 1
             permit = "" if scheduled >= allowed_from else MIN_COUNT_NOT_SCHEDULED
             outcomes.append(Outcome(pod, node_name, message, victims, permit, plugins))
