@@ -252,21 +252,22 @@ class Snapshot:
         if idx is None:
             raise InputError(f"bound to node {node_name!r}, which is not in the input",
                              pod.source, "Pod", pod.key)
-        self.pending.pop(pod.key, None)
+        key = pod.key  # (a property building the string: read once)
+        self.pending.pop(key, None)
         pod.node_name = node_name
         if self._group_index is not None:
-            previous = self.pods.get(pod.key)
+            previous = self.pods.get(key)
             if previous is None or previous is pod:
                 self._index_group(pod)
             else:  # ``pods`` keeps the key's old place: the index is built again on read
                 self._group_index = None
-        self.pods[pod.key] = pod
-        self.node_pods[idx][pod.key] = pod
+        self.pods[key] = pod
+        self.node_pods[idx][key] = pod
         self._add_requests(idx, pod, 1)
         if pod.affinity is not None and pod.affinity.has_pod_terms:
-            self.pod_affinity_pods[pod.key] = idx
+            self.pod_affinity_pods[key] = idx
         elif self.pod_affinity_pods:  # a re-bound key may have lost its terms
-            self.pod_affinity_pods.pop(pod.key, None)
+            self.pod_affinity_pods.pop(key, None)
         self.generation += 1
         self._log_change(idx)
 
@@ -335,17 +336,18 @@ class Snapshot:
     def remove(self, pod: Pod) -> None:
         """Remove a bound pod from its node (it terminated or was deleted)."""
         idx = self.node_index[pod.node_name]
-        if self.node_pods[idx].pop(pod.key, None) is None:
+        key = pod.key
+        if self.node_pods[idx].pop(key, None) is None:
             return
-        self.pods.pop(pod.key, None)
+        self.pods.pop(key, None)
         self._add_requests(idx, pod, -1)
-        self.pod_affinity_pods.pop(pod.key, None)
+        self.pod_affinity_pods.pop(key, None)
         if self._group_index is not None:
             group = _group_of(pod)
             if group is not None:
                 members = self._group_index.get((pod.namespace, group))
-                if members is not None and members.get(pod.key) is pod:
-                    del members[pod.key]
+                if members is not None and members.get(key) is pod:
+                    del members[key]
         self.generation += 1
         self._log_change(idx)
 

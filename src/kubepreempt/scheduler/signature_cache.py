@@ -12,7 +12,7 @@ cache's per-node generation numbers (``internal/cache``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,32 @@ class _Totals:
     total: np.ndarray
     stamp: tuple
     pos: int
+    # Per node, the part of its total that no bound pod changes (the ``node_static``
+    # plugins' verdicts and scores; ``_INFEASIBLE`` when one rejects it), filled as
+    # one-node refreshes need it: a group cycle re-scores the node of each assumed pod.
+    # The entry is made anew when a node changes (``stamp``), and with it this.
+    static: dict[int, int] = field(default_factory=dict)
+    split: _Split | None = None  # the key's plugins, node-static or not
+
+
+@dataclass(slots=True, frozen=True)
+class _Split:
+    """A signature's node-local filters and scorers, those whose answer for a node
+    depends on the node alone (``node_static``) apart from the others."""
+
+    static_filters: list[FilterPlugin]
+    static_scorers: list[ScorePlugin]
+    filters: list[FilterPlugin]
+    scorers: list[ScorePlugin]
+
+    @staticmethod
+    def of(filters: list[FilterPlugin], scorers: list[ScorePlugin]) -> _Split:
+        """Split the plugins (a scorer with a PreScore stays with the others)."""
+        static_f = [f for f in filters if getattr(f, "node_static", False)]
+        static_s = [s for s in scorers if getattr(s, "node_static", False)
+                    and "pre_score" not in s.hooks]
+        return _Split(static_f, static_s, [f for f in filters if f not in static_f],
+                      [s for s in scorers if s not in static_s])
 
 
 @dataclass(slots=True)
@@ -136,7 +162,11 @@ class SignatureCache:
         n = len(cluster.nodes)
         if rows is not None:
             if rows.size == 1:  # one pod bound or assumed since: no per-row arrays
-                entry.total[int(rows[0])] = _local_total_one(state, filters, local, rows)
+                split = entry.split
+                if split is None:  # (the key names the filters and scorers: same split)
+                    split = entry.split = _Split.of(filters, local)
+                entry.total[int(rows[0])] = _local_total_one_cached(state, split, rows,
+                                                                    entry.static)
             else:
                 entry.total[rows] = _local_totals(state, filters, local, rows)
         total = entry.total
@@ -221,6 +251,23 @@ def _local_total_one(state: CycleState, filters: list[FilterPlugin],
         total += (int(plugin.score(state, row)[0]) if score_node is None
                   else score_node(state, index)) * plugin.weight
     return total
+
+
+def _local_total_one_cached(state: CycleState, split: _Split, row: np.ndarray,
+                            static: dict[int, int]) -> int:
+    """``_local_total_one`` over every plugin of ``split``, the node-static plugins'
+    part taken from ``static`` (computed and kept there the first time): the same sum,
+    since a node's total is the sum of its plugins' weighted scores, or infeasible when
+    any filter rejects it, in whatever order they run."""
+    index = int(row[0])
+    part = static.get(index)
+    if part is None:
+        part = static[index] = _local_total_one(state, split.static_filters,
+                                                split.static_scorers, row)
+    if part == _INFEASIBLE:
+        return _INFEASIBLE
+    rest = _local_total_one(state, split.filters, split.scorers, row)
+    return _INFEASIBLE if rest == _INFEASIBLE else part + rest
 
 
 def _refresh(cache: dict, key: tuple, cluster: Snapshot,

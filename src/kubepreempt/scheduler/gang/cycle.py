@@ -263,33 +263,47 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
     status = UNSCHEDULABLE  # NewStatus(Unschedulable).WithError(errPodGroupUnschedulable)
     requires_preemption = False
     scheduled = assigned  # ScheduledPodsCount: assigned + assumed
+    preempts = preemption and post_filters
+    # Permit allows a basic group at once, a gang from its minCount-th pod on.
+    allowed_from = group.min_count if group.gang else 0
+    no_plugins: frozenset[str] = frozenset()
+    last = len(queued) - 1
     try:
-        for pod in queued:
+        for position, pod in enumerate(queued):
             # The pod's own profile is ``sched``: the cycle makes this very evaluator
             # itself, and only when DefaultPreemption runs (a pod that fits saves it).
-            preempts = preemption and post_filters
-            member_evaluator = None if not preempts else evaluator if evaluator is not None \
-                else None if sched.profile_for(pod) is sched else Evaluator(
-                    sched, now=now, materialize=explain)
+            member_evaluator = None
+            if preempts and evaluator is not None:
+                member_evaluator = evaluator
+            elif preempts and sched.profile_for(pod) is not sched:
+                member_evaluator = Evaluator(sched, now=now, materialize=explain)
             cycle = schedule_one(sched, pod, preemption=preempts, explain=explain, now=now,
                                  evaluator=member_evaluator)
             if not post_filters:
                 cycle.post_filter = ""  # no PostFilter plugin ran: nothing to report
-            if cycle.result not in (SCHEDULED, PREEMPT):
+            result = cycle.result
+            if result == SCHEDULED:  # (no message, no rejecting plugin, no victims)
+                message, plugins, victims = "", no_plugins, []
+            elif result == PREEMPT:
+                message, plugins = cycle.message, cycle.unschedulable_plugins
+                victims = list(cycle.preemption.victims) if cycle.preemption is not None \
+                    else []
+                requires_preemption = True
+            else:
                 outcomes.append(Outcome(pod, None, cycle.message, [], None,
                                         cycle.unschedulable_plugins))
                 continue  # IsRejected: the group may still be schedulable
-            victims = list(cycle.preemption.victims) if cycle.result == PREEMPT and \
-                cycle.preemption is not None else []
-            assert cycle.node_name is not None
-            assumptions.assume(pod, cycle.node_name, victims)
+            node_name = cycle.node_name
+            assert node_name is not None
+            # The last pod's assumption would be read by no later cycle and undone at
+            # once: skipped when it would leave no trace (no victims re-bound, no
+            # nomination re-added).
+            if position < last or victims or pod.nominated_node_name:
+                assumptions.assume(pod, node_name, victims)
             scheduled += 1
-            permit = "" if not group.gang or scheduled >= group.min_count \
-                else MIN_COUNT_NOT_SCHEDULED
-            outcomes.append(Outcome(pod, cycle.node_name, cycle.message, victims, permit,
-                                    cycle.unschedulable_plugins))
-            requires_preemption = requires_preemption or cycle.result == PREEMPT
-            if permit == "":  # Permit allowed the group
+            permit = "" if scheduled >= allowed_from else MIN_COUNT_NOT_SCHEDULED
+            outcomes.append(Outcome(pod, node_name, message, victims, permit, plugins))
+            if not permit:  # Permit allowed the group
                 status = PREEMPT if requires_preemption else SCHEDULED
     finally:
         assumptions.revert()
@@ -309,9 +323,14 @@ def _run(sched: Scheduler, key: str, group: PodGroup, members: Members, queued: 
     algo = group_algorithm(sched, group, len(members.assigned), queued, preemption, now,
                            explain, evaluator, post_filters=post_filters)
     status = algo.status
-    group_message = {SCHEDULED: "", PREEMPT: _joined(GROUP_UNSCHEDULABLE,
-                                                     GROUP_WAITING_FOR_PREEMPTION)
-                     }.get(status, GROUP_UNSCHEDULABLE)
+    if status == SCHEDULED:  # the fitting group: no message, nothing to preempt
+        return GroupDecision(key, SCHEDULED, "", [
+            MemberResult(o.pod, SCHEDULED, o.node) if o.permit is not None else
+            MemberResult(o.pod, UNSCHEDULABLE, message=o.message,
+                         unschedulable_plugins=o.plugins)
+            for o in algo.outcomes] + held, members.assigned, group)
+    group_message = _joined(GROUP_UNSCHEDULABLE, GROUP_WAITING_FOR_PREEMPTION) \
+        if status == PREEMPT else GROUP_UNSCHEDULABLE
     preempted: PreemptionOutcome | None = None
     if workload_preemption is not None and status == UNSCHEDULABLE:
         preempted = workload_preemption.preempt(

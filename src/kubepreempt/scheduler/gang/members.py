@@ -23,14 +23,19 @@ class Members:
         return len(self.assigned) + len(self.unscheduled)
 
 
+_NEVER = float("-inf")
+
+
 def cycle_order(pods: list[Pod]) -> list[Pod]:
     """``podGroupInfoForPod``'s sort: higher priority first, then the earlier first
     scheduling attempt (here: the earlier creation, then input order)."""
-    indexed = list(enumerate(pods))
-    indexed.sort(key=lambda ip: (-ip[1].priority,
-                                 ip[1].creation_timestamp if ip[1].creation_timestamp
-                                 is not None else float("-inf"), ip[0]))
-    return [p for _, p in indexed]
+    # (``sorted`` is stable: pods that compare equal keep their input order)
+    return sorted(pods, key=_cycle_key)
+
+
+def _cycle_key(pod: Pod) -> tuple[int, float]:
+    created = pod.creation_timestamp
+    return -pod.priority, created if created is not None else _NEVER
 
 
 def _names_group(pod: Pod, name: str) -> bool:

@@ -68,6 +68,8 @@ class NodeAffinity(FilterPlugin, ScorePlugin):
     weight = 2
     # The verdict for a node depends only on that node (the scheduler's score cache).
     node_local = True
+    # ... and on nothing bound there: binding or removing a pod never changes it.
+    node_static = True
 
     def __init__(self, added_required: NodeSelector | None = None,
                  added_preferred: tuple[WeightedNodeSelectorTerm, ...] = ()) -> None:

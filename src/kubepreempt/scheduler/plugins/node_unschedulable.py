@@ -22,6 +22,8 @@ class NodeUnschedulable(FilterPlugin):
     name = "NodeUnschedulable"
     # The verdict for a node depends only on that node (the scheduler's score cache).
     node_local = True
+    # ... and on nothing bound there: binding or removing a pod never changes it.
+    node_static = True
 
     def relevant(self, state: CycleState) -> bool:
         return not tolerates_all(state.pod.tolerations, _UNSCHEDULABLE_TAINT)

@@ -35,6 +35,8 @@ class TaintToleration(FilterPlugin, ScorePlugin):
     weight = 3
     # The verdict for a node depends only on that node (the scheduler's score cache).
     node_local = True
+    # ... and on nothing bound there: binding or removing a pod never changes it.
+    node_static = True
 
     def node_local_score(self, state: CycleState) -> bool:
         """True when no node has an untolerated PreferNoSchedule taint: every score is 100.
