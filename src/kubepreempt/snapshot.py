@@ -343,7 +343,7 @@ class Snapshot:
         self._add_requests(idx, pod, -1)
         self.pod_affinity_pods.pop(key, None)
         if self._group_index is not None:
-            group = _group_of(pod)
+            group = pod_group_name(pod)
             if group is not None:
                 members = self._group_index.get((pod.namespace, group))
                 if members is not None and members.get(key) is pod:
@@ -419,7 +419,7 @@ class Snapshot:
         return [pod for key, pod in members.items() if pods.get(key) is pod]
 
     def _index_group(self, pod: Pod) -> None:
-        group = _group_of(pod)
+        group = pod_group_name(pod)
         if group is not None:
             assert self._group_index is not None
             self._group_index.setdefault((pod.namespace, group), {})[pod.key] = pod
@@ -485,24 +485,6 @@ class Snapshot:
     def empty() -> Snapshot:
         """An empty snapshot."""
         return Snapshot()
-
-
-def _group_of(pod: Pod) -> str | None:
-    """``pod_group_name``, answering for a plain-dict manifest without its abstract type
-    checks (this runs on every bind and remove once the index is built)."""
-    raw = pod.raw
-    if not raw:
-        return None
-    if type(raw) is dict:
-        spec = raw.get("spec")
-        if type(spec) is dict:
-            group = spec.get("schedulingGroup")
-            if group is None:
-                return None
-            if type(group) is dict:
-                name = group.get("podGroupName")
-                return name if type(name) is str and name else None
-    return pod_group_name(pod)
 
 
 def pdb_disruptions_allowed(pdb: PodDisruptionBudget, pods: Iterable[Pod]) -> int:

@@ -192,7 +192,22 @@ def load_group_objects(of_kind: Callable[[str], Iterable[RawLike]], resolver: Pr
 
 def pod_group_name(pod: Pod) -> str | None:
     """The PodGroup a pod belongs to (``spec.schedulingGroup.podGroupName``), if any."""
-    spec = pod.raw.get("spec") if pod.raw else None
+    raw = pod.raw
+    if not raw:
+        return None
+    # Plain dicts (what a manifest is made of) skip the abstract Mapping checks: this runs
+    # on every bind and remove once the snapshot's group index is built, and over every
+    # pending pod per group cycle.
+    if type(raw) is dict:
+        spec = raw.get("spec")
+        if type(spec) is dict:
+            group = spec.get("schedulingGroup")
+            if group is None:
+                return None
+            if type(group) is dict:
+                name = group.get("podGroupName")
+                return name if type(name) is str and name else None
+    spec = raw.get("spec")
     if not isinstance(spec, Mapping):
         return None
     group = spec.get("schedulingGroup")

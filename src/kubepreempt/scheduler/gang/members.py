@@ -38,24 +38,6 @@ def _cycle_key(pod: Pod) -> tuple[int, float]:
     return -pod.priority, created if created is not None else _NEVER
 
 
-def _names_group(pod: Pod, name: str) -> bool:
-    """``pod_group_name(pod) == name`` for a non-empty ``name``, without the abstract
-    type checks on the plain dicts a manifest is made of (this runs over every pending
-    pod, once per group cycle)."""
-    raw = pod.raw
-    if not raw:
-        return False
-    if type(raw) is dict:
-        spec = raw.get("spec")
-        if type(spec) is dict:
-            group = spec.get("schedulingGroup")
-            if group is None:
-                return False
-            if type(group) is dict:
-                return group.get("podGroupName") == name
-    return pod_group_name(pod) == name
-
-
 def members_of(cluster: Cluster, namespace: str, name: str) -> Members:
     """The pods naming PodGroup ``namespace/name`` in ``spec.schedulingGroup``.
 
@@ -67,6 +49,6 @@ def members_of(cluster: Cluster, namespace: str, name: str) -> Members:
         return out
     out.assigned = cluster.bound_group_members(namespace, name)
     pending = [p for p in cluster.pending.values()
-               if p.namespace == namespace and _names_group(p, name)]
+               if p.namespace == namespace and pod_group_name(p) == name]
     out.unscheduled = cycle_order(pending)
     return out
