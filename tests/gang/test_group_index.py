@@ -125,15 +125,22 @@ def test_one_node_refresh_gives_the_reference_pick():
     assert sorted(picks[:-1]) == ["n0", "n0", "n1", "n1", "n1", "n1", "n2", "n2", "n3"]
 
 
-def test_the_index_reads_a_pods_group_as_pod_group_name_does():
+def test_a_pods_group_is_read_from_every_manifest_shape():
+    # spec.schedulingGroup.podGroupName, a non-empty string, or no group; plain dicts
+    # take pod_group_name's fast path, other mappings the general one: same answers.
+    from types import MappingProxyType
+
     from kubepreempt.api.objects import Pod
-    from kubepreempt.snapshot import _group_of
     shapes = [None, {}, {"spec": None}, {"spec": {}}, {"spec": {"schedulingGroup": None}},
               {"spec": {"schedulingGroup": {}}},
               {"spec": {"schedulingGroup": {"podGroupName": ""}}},
               {"spec": {"schedulingGroup": {"podGroupName": 3}}},
               {"spec": {"schedulingGroup": "pg"}},
               {"spec": {"schedulingGroup": {"podGroupName": "pg"}}}]
-    for raw in shapes:
-        p = Pod(NS, "p", raw=raw or {})
-        assert _group_of(p) == pod_group_name(p), raw
+    expected = [None] * 9 + ["pg"]
+    for raw, want in zip(shapes, expected, strict=True):
+        assert pod_group_name(Pod(NS, "p", raw=raw or {})) == want, raw
+        if raw:
+            proxied = MappingProxyType({k: MappingProxyType(v) if isinstance(v, dict) else v
+                                        for k, v in raw.items()})
+            assert pod_group_name(Pod(NS, "p", raw=proxied)) == want, raw

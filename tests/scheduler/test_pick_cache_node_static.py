@@ -10,12 +10,13 @@ materialised (no caches) and compared; the placements are worked out by hand.
 
 from __future__ import annotations
 
+from builders import docs_of, node, pod
+from builders.one_cycle import NOW, spy
+
 from kubepreempt import workloads
 from kubepreempt.cluster import build_cluster
 from kubepreempt.scheduler import cycle
 from kubepreempt.scheduler.plugins.node_unschedulable import NodeUnschedulable
-from tests.builders import docs_of, node, pod
-from tests.scheduler.test_one_cycle import NOW, spy
 
 TAINT = {"key": "dedicated", "value": "batch", "effect": "NoSchedule"}
 TOLERATION = {"key": "dedicated", "operator": "Equal", "value": "batch",
