@@ -460,3 +460,13 @@ def test_duplicate_quota_message() -> None:
         QuotaAdmission.from_documents(docs_of(q, q))
     assert str(err.value).endswith("ResourceQuota team/q: duplicate object")
     assert err.value.source is not None and err.value.kind == "ResourceQuota"
+
+
+def test_request_defaulted_from_a_limit_keeps_its_format() -> None:
+    """``SetDefaults_Pod`` (pkg/apis/core/v1/defaults.go) sets a container's missing
+    request to ``value.DeepCopy()`` of its limit before admission, so the request keeps
+    the limit's BinarySI format: ``requests.memory=2Gi``, not ``2147483648``."""
+    q = quota("m", {"requests.memory": "1Gi"})
+    assert admit([q], pod("p", limits={"memory": "2Gi", "cpu": "1"})) == (
+        'pods "p" is forbidden: exceeded quota: m, requested: requests.memory=2Gi, '
+        "used: requests.memory=0, limited: requests.memory=1Gi")
