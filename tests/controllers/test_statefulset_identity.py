@@ -6,8 +6,12 @@ controllerKind))``, then ``initIdentity``) and ``pkg/apis/apps/v1/defaults.go``
 
 from __future__ import annotations
 
+import re
 import uuid
 
+import pytest
+
+from kubepreempt.api.errors import InputError
 from kubepreempt.controllers.expand import Names, expand
 
 TEMPLATE = {"metadata": {"labels": {"app": "db"}},
@@ -51,3 +55,27 @@ def test_statefulset_without_uid_gets_one_for_its_owner_references() -> None:
     assert uuid.UUID(owner) and owner != b.pods[0]["metadata"]["ownerReferences"][0]["uid"]
     assert len({p["metadata"]["uid"] for p in a.pods}) == 2
     assert all(p["metadata"]["namespace"] == "x" for p in a.pods)
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"replicas": -1}, "spec.replicas must be a non-negative integer, got -1"),
+    ({"replicas": 2_000_000},
+     "spec.replicas 2000000 is more pods than kubepreempt expands (1000000)"),
+    ({"ordinals": {"start": "x"}}, "spec.ordinals.start must be a non-negative integer, "
+     "got 'x'"),
+    ({"ordinals": {"start": 1 << 31}}, f"spec.ordinals.start {1 << 31} does not fit in a "
+     "32-bit integer"),
+])
+def test_statefulset_count_errors_name_the_field(spec: dict, message: str) -> None:
+    """``replicas`` and ``ordinals.start`` are non-negative int32 fields
+    (``ValidateStatefulSetSpec``); the refusal names the field."""
+    set_ = {"kind": "StatefulSet", "metadata": {"name": "db"},
+            "spec": {**spec, "template": TEMPLATE}}
+    with pytest.raises(InputError, match=re.escape(message)):
+        expand(set_, Names())
+
+
+def test_statefulset_expansion_is_named_by_the_set() -> None:
+    exp = expand({"kind": "StatefulSet", "metadata": {"name": "db", "namespace": "x"},
+                  "spec": {"template": TEMPLATE}}, Names())
+    assert (exp.kind, exp.namespace, exp.name) == ("StatefulSet", "x", "db")
