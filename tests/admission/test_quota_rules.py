@@ -131,7 +131,7 @@ def test_pod_level_limits_and_their_format() -> None:
     (cpu, memory) over the containers' sum; ``requested`` prints in the format the pod
     wrote the figure in, here the pod-level ``2Gi``."""
     q = quota("lim", {"limits.memory": "1Gi"})
-    new = pod("p", "100m", "100Mi", limits={"memory": "200Mi"},
+    new = pod("p", "100m", "100M", limits={"memory": "200M"},
               spec_extra={"resources": {"limits": {"memory": "2Gi"}}})
     assert admit([q], new) == (
         'pods "p" is forbidden: exceeded quota: lim, requested: limits.memory=2Gi, '
@@ -458,8 +458,7 @@ def test_duplicate_quota_message() -> None:
     q = quota("q", {"pods": "1"}, ns="team")
     with pytest.raises(InputError) as err:
         QuotaAdmission.from_documents(docs_of(q, q))
-    assert str(err.value).endswith("ResourceQuota team/q: duplicate object")
-    assert err.value.source is not None and err.value.kind == "ResourceQuota"
+    assert str(err.value) == "test.yaml, document 2: ResourceQuota team/q: duplicate object"
 
 
 def test_request_defaulted_from_a_limit_keeps_its_format() -> None:
@@ -470,3 +469,56 @@ def test_request_defaulted_from_a_limit_keeps_its_format() -> None:
     assert admit([q], pod("p", limits={"memory": "2Gi", "cpu": "1"})) == (
         'pods "p" is forbidden: exceeded quota: m, requested: requests.memory=2Gi, '
         "used: requests.memory=0, limited: requests.memory=1Gi")
+
+
+def test_sidecar_limits_add_to_the_containers() -> None:
+    """``PodLimits`` (component-helpers ``AggregateContainerLimits``): a restartable init
+    container (``restartPolicy: Always``, a sidecar) runs beside the containers, so its
+    limit adds to theirs: 1 + 1 = 2 CPUs, over a ``limits.cpu`` quota of 1500m."""
+    q = quota("lim", {"limits.cpu": "1500m"})
+    new = pod("p", "100m", limits={"cpu": "1"}, spec_extra={"initContainers": [
+        {"name": "proxy", "image": "x", "restartPolicy": "Always",
+         "resources": {"requests": {"cpu": "100m"}, "limits": {"cpu": "1"}}}]})
+    assert admit([q], new) == (
+        'pods "p" is forbidden: exceeded quota: lim, requested: limits.cpu=2, '
+        "used: limits.cpu=0, limited: limits.cpu=1500m")
+
+
+def test_every_configuration_document_applies() -> None:
+    """The limitedResources of every configuration document given apply together (an
+    AdmissionConfiguration and a bare ResourceQuotaConfiguration)."""
+    adm = QuotaAdmission.from_documents(docs_of(
+        config({"resource": "pods", "matchContains": ["requests.cpu"]}),
+        {"kind": "ResourceQuotaConfiguration",
+         "limitedResources": [{"resource": "pods", "matchContains": ["requests.memory"]}]}))
+    assert [lr.match_contains for lr in adm.limited] == [("requests.cpu",),
+                                                         ("requests.memory",)]
+    with pytest.raises(InputError) as err:
+        QuotaAdmission.from_documents(docs_of(
+            {"kind": "ResourceQuotaConfiguration", "limitedResources": {}}))
+    assert str(err.value) == (AT + "ResourceQuotaConfiguration: limitedResources must be "
+                              "a list, got dict")
+
+
+def test_metadata_that_is_not_a_mapping_is_an_input_error() -> None:
+    """A ``metadata`` that is not a mapping names no object: a ResourceQuota without a
+    name, a configuration error without an object name."""
+    with pytest.raises(InputError) as err:
+        parse_resource_quota({"kind": "ResourceQuota", "metadata": "q", "spec": {}}, SRC)
+    assert str(err.value) == AT + "ResourceQuota: object has no metadata.name"
+    with pytest.raises(InputError) as err:
+        parse_limited_resources({"kind": "ResourceQuotaConfiguration", "metadata": "c",
+                                 "limitedResources": {}}, SRC)
+    assert str(err.value) == (AT + "ResourceQuotaConfiguration: limitedResources must be "
+                              "a list, got dict")
+
+
+def test_pod_counts_sum_in_decimal() -> None:
+    """``PodUsageFunc`` charges ``pods`` and ``count/pods`` as
+    ``resource.NewQuantity(1, DecimalSI)``: 1024 of them print ``1024``, not ``1Ki``."""
+    q = parse_resource_quota(quota("q", {"pods": "2000", "count/pods": "2000"}), SRC)
+    c = cluster_of(node("n1"), pod("a", "100m", node_name="n1"))
+    [qp] = [quota_pod(p) for p in c.pods.values()]
+    used, binary = QuotaAdmission().used_with_formats(q, [qp] * 1024)
+    assert used == {"pods": 1024, "count/pods": 1024}
+    assert binary == {"pods": False, "count/pods": False}
