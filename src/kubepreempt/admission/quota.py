@@ -533,7 +533,11 @@ class QuotaAdmission:
         quotas = self.quotas.get(pod.namespace, [])
         if not quotas and not self.limited:
             return None
-        qp = quota_pod(pod, now, self.default_class)
+        qp = quota_pod(pod, None, self.default_class)
+        # rest.BeforeCreate clears deletionTimestamp/deletionGracePeriodSeconds and the pod
+        # strategy's PrepareForCreate resets status to Pending before this validating
+        # plugin runs: the pod being created is charged in full whatever its manifest says.
+        qp.charged = True
         return self._check(qp, quotas, lambda: [
             quota_pod(p, now, self.default_class) for p in chain(existing, self.finished)
             if p.namespace == pod.namespace])
