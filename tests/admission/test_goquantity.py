@@ -54,3 +54,20 @@ def test_written_format(text: object, binary: bool) -> None:
     """A quantity written with a Ki..Ei suffix has format BinarySI (``ParseQuantity``:
     ``quantitySuffixer.interpret`` gives ``BinarySI`` for the base-2 suffixes only)."""
     assert is_binary(text) is binary
+
+
+@pytest.mark.parametrize(("value", "binary", "text"), [
+    (Fraction(10 ** 18), False, "1E"), (Fraction(999 * 10 ** 18), False, "999E"),
+    (Fraction(1500 * 10 ** 18), False, "1500E"),
+    # 10^21: exponent 21 has no DecimalSI suffix, so the mantissa prints alone
+    (Fraction(10 ** 21), False, "1"), (Fraction(2 * 10 ** 24), False, "2"),
+    (Fraction(1024 ** 6), True, "1Ei"), (Fraction(1024 ** 7), True, "1"),
+    (Fraction(3 * 1024 ** 8), True, "3"),
+])
+def test_past_the_largest_suffix(value: Fraction, binary: bool, text: str) -> None:
+    """``CanonicalizeBytes`` beyond int64: ``infDecAmount.AsCanonicalBytes`` moves every
+    factor of ten into the exponent and ``AsCanonicalBase1024Bytes`` every factor of 1024
+    (``removeBigIntFactors``, no cap); ``suffixHandler.constructBytes`` knows no suffix
+    past ``E`` (10^18) or ``Ei`` (2^60), returns none, and ``String()`` prints the
+    mantissa alone."""
+    assert format_quantity(value, binary) == text
