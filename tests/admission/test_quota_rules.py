@@ -522,3 +522,16 @@ def test_pod_counts_sum_in_decimal() -> None:
     used, binary = QuotaAdmission().used_with_formats(q, [qp] * 1024)
     assert used == {"pods": 1024, "count/pods": 1024}
     assert binary == {"pods": False, "count/pods": False}
+
+
+def test_pod_level_request_defaulted_from_containers_keeps_their_format() -> None:
+    """``defaultPodRequests`` (pkg/apis/core/v1/defaults.go): with pod-level limits and
+    no pod-level request, a resource the containers request gets the pod-level request
+    ``aggrCtrReqs[key].DeepCopy()`` (the containers' sum, in the first container's
+    format), not the pod-level limit: ``requests.memory=1024M``, not the ``2Gi``
+    limit's BinarySI (``1000000Ki``)."""
+    q = quota("mem", {"requests.memory": "1G"})
+    new = pod("p", "100m", "1024M", spec_extra={"resources": {"limits": {"memory": "2Gi"}}})
+    assert admit([q], new) == (
+        'pods "p" is forbidden: exceeded quota: mem, requested: requests.memory=1024M, '
+        "used: requests.memory=0, limited: requests.memory=1G")
