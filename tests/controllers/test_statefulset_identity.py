@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from kubepreempt.api.errors import InputError
-from kubepreempt.controllers.expand import Names, expand
+from kubepreempt.controllers.expand import Names, controller_revision_name, expand
 
 TEMPLATE = {"metadata": {"labels": {"app": "db"}},
             "spec": {"containers": [{"name": "c", "image": "postgres:16"}]}}
@@ -79,3 +79,11 @@ def test_statefulset_expansion_is_named_by_the_set() -> None:
     exp = expand({"kind": "StatefulSet", "metadata": {"name": "db", "namespace": "x"},
                   "spec": {"template": TEMPLATE}}, Names())
     assert (exp.kind, exp.namespace, exp.name) == ("StatefulSet", "x", "db")
+
+
+def test_controller_revision_name_cuts_the_prefix_at_223() -> None:
+    """``history.ControllerRevisionName``: a prefix longer than 223 characters is cut to
+    223, then ``-<hash>`` (so the name fits 253)."""
+    assert controller_revision_name("a" * 230, "5d8f") == "a" * 223 + "-5d8f"
+    assert controller_revision_name("a" * 223, "5d8f") == "a" * 223 + "-5d8f"
+    assert controller_revision_name("web", "5d8f") == "web-5d8f"
