@@ -90,3 +90,22 @@ def test_deleting_pod_without_deletion_grace_stays_charged() -> None:
                   meta_extra={"deletionTimestamp": "1970-01-01T00:00:10Z"},
                   spec_extra={"terminationGracePeriodSeconds": 1}))
     assert quota_pod(p, now=1000.0).charged is True
+
+
+@pytest.mark.parametrize("manifest_state", ["failed", "deleted"])
+def test_the_pod_being_created_is_charged_in_full(manifest_state: str) -> None:
+    """Store.Create runs ``rest.BeforeCreate`` (which sets ``deletionTimestamp`` and
+    ``deletionGracePeriodSeconds`` to nil, and the pod strategy's ``PrepareForCreate``
+    resets ``status`` to ``Pending``) before the validating ResourceQuota plugin: a new
+    pod is charged ``pods`` even if its manifest says Failed or deleted long ago."""
+    extra: dict[str, Any] = {}
+    if manifest_state == "failed":
+        extra["status_extra"] = {"phase": "Failed"}
+    else:
+        extra["meta_extra"] = {"deletionTimestamp": "1970-01-01T00:00:10Z",
+                               "deletionGracePeriodSeconds": 5}
+    c = cluster_of(node("n1"), quota({"pods": "0"}))
+    new = parse_pod(pod("p", "100m", **extra), SRC, c.priority.resolve)
+    assert c.quota.admit(new, [], now=1000.0) == (
+        'pods "p" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, '
+        "limited: pods=0")

@@ -26,10 +26,10 @@ def format_quantity(value: Fraction, binary: bool = False) -> str:
         return "0"
     if binary and abs(value) >= 1024 and value.denominator == 1:
         amount, exp = int(value), 0
-        while amount % 1024 == 0 and exp < 6:
+        while amount % 1024 == 0:  # removeBigIntFactors: no cap at Ei
             amount //= 1024
             exp += 1
-        return f"{amount}{_BINARY_SUFFIX[exp]}"
+        return f"{amount}{_BINARY_SUFFIX.get(exp, '')}"
     # Decimal: the smallest power of ten (>= 1e-9) making the value whole, trailing zeros
     # removed, then the exponent moved down to a multiple of three.
     exp = 0
@@ -43,7 +43,6 @@ def format_quantity(value: Fraction, binary: bool = False) -> str:
     while exp % 3:
         mantissa *= 10
         exp -= 1
-    while exp > 18:
-        mantissa *= 1000
-        exp -= 3
-    return f"{mantissa}{_DECIMAL_SUFFIX[exp]}"
+    # Past E (10^18) and Ei (2^60) there is no suffix: constructBytes fails and the
+    # mantissa prints alone (10^21 prints "1"), as upstream does.
+    return f"{mantissa}{_DECIMAL_SUFFIX.get(exp, '')}"

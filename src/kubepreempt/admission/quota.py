@@ -173,20 +173,25 @@ def _cross_namespace(spec: Mapping[str, Any]) -> bool:
 def _written_formats(spec: Mapping[str, Any]) -> dict[str, bool]:
     """Per usage key, whether the pod wrote the figure in ``BinarySI``: the pod-level
     value, else the first container (then init container) stating it; ``PodRequests``
-    sums into a copy of the first container's quantity, keeping its format."""
+    sums into a copy of the first container's quantity, keeping its format. A request
+    defaulted from the container's limit has the limit's format."""
     seen: dict[str, dict[str, bool]] = {"requests": {}, "limits": {}}
     pod_level = spec.get("resources")
-    sources = [pod_level] if isinstance(pod_level, Mapping) else []
+    sources = [(pod_level, False)] if isinstance(pod_level, Mapping) else []
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or []:
             if isinstance(c, Mapping) and isinstance(c.get("resources"), Mapping):
-                sources.append(c["resources"])
-    for res in sources:
+                sources.append((c["resources"], True))
+    for res, is_container in sources:
+        parts = {part: res.get(part) if isinstance(res.get(part), Mapping) else {}
+                 for part in seen}
+        if is_container:
+            # SetDefaults_Pod: a container's missing request is a DeepCopy of its limit,
+            # so it keeps the limit's format.
+            parts["requests"] = {**parts["limits"], **parts["requests"]}
         for part, out in seen.items():
-            values = res.get(part)
-            if isinstance(values, Mapping):
-                for name, qty in values.items():
-                    out.setdefault(str(name), is_binary(qty))
+            for name, qty in parts[part].items():
+                out.setdefault(str(name), is_binary(qty))
     formats: dict[str, bool] = {}
     for name, binary in seen["requests"].items():
         formats[name] = formats["requests." + name] = binary
@@ -528,7 +533,11 @@ class QuotaAdmission:
         quotas = self.quotas.get(pod.namespace, [])
         if not quotas and not self.limited:
             return None
-        qp = quota_pod(pod, now, self.default_class)
+        qp = quota_pod(pod, None, self.default_class)
+        # rest.BeforeCreate clears deletionTimestamp/deletionGracePeriodSeconds and the pod
+        # strategy's PrepareForCreate resets status to Pending before this validating
+        # plugin runs: the pod being created is charged in full whatever its manifest says.
+        qp.charged = True
         return self._check(qp, quotas, lambda: [
             quota_pod(p, now, self.default_class) for p in chain(existing, self.finished)
             if p.namespace == pod.namespace])

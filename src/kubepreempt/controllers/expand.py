@@ -181,12 +181,14 @@ def controller_revision_name(prefix: str, hash_: str) -> str:
 
 
 def _image_pull_policy(image: str) -> str:
-    """``SetDefaults_Container``: Always for ``:latest`` or no tag, else IfNotPresent."""
-    if "@" in image:
-        return "IfNotPresent"
-    last = image.rsplit("/", 1)[-1]
+    """``SetDefaults_Container``: Always when ``ParseImageName`` gives the tag ``latest``
+    (written, or defaulted for an image with neither tag nor digest), else IfNotPresent."""
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
     tag = last.split(":", 1)[1] if ":" in last else ""
-    return "Always" if tag in ("", "latest") else "IfNotPresent"
+    if not tag and not digest:
+        tag = "latest"
+    return "Always" if tag == "latest" else "IfNotPresent"
 
 
 def _default_container(c: dict[str, Any]) -> None:
