@@ -249,6 +249,7 @@ class FlavorAssigner:
         self.fair_sharing = fair_sharing
         self.semantics = semantics
         self.oracle = oracle
+        self.preference = cq.spec.fungibility_preference  # read once per assignment
 
     def assign(self) -> Assignment:
         """Assign flavors to every pod set (stops at the first pod set that cannot)."""
@@ -312,7 +313,7 @@ class FlavorAssigner:
                 reasons.append(f"flavor {fq.name} not found")
                 continue
             tolerations = ps.tolerations + flavor.tolerations \
-                if self.semantics.flavor_tolerations else ps.tolerations
+                if flavor.tolerations and self.semantics.flavor_tolerations else ps.tolerations
             taint = _untolerated(flavor.node_taints, tolerations)
             if taint is not None:
                 reasons.append(f"untolerated taint {_taint_text(taint)} in flavor {fq.name}")
@@ -329,7 +330,7 @@ class FlavorAssigner:
                 if done:
                     best, best_g = assignments, rep
                     break
-                if is_preferred(rep, best_g, self.cq.spec.fungibility_preference):
+                if is_preferred(rep, best_g, self.preference):
                     best, best_g = assignments, rep
                 continue
             needs_borrowing = False
@@ -367,7 +368,7 @@ class FlavorAssigner:
             g, why = self._fits_quota_available(fq.name, r, assumed, requests[r],
                                                 fq.resources[r])
             reasons.extend(why)
-            if is_preferred(rep, g, self.cq.spec.fungibility_preference):
+            if is_preferred(rep, g, self.preference):
                 rep = g
             if rep[0] == G_NO_FIT:
                 break

@@ -456,10 +456,13 @@ class KueueActor(Actor):
         sw.admissions.append({"time": now, "wait": now - sw.queued_at,
                               "borrowing": e.assignment.borrowing if e.assignment else False,
                               "allRunning": None})
-        self._event("admitted", sw, "; ".join(
-            (f"{ps.name}: " if len(sw.pod_sets) > 1 else "")
-            + ", ".join(f"{r}={f}" for r, f in sorted(flavors.items()))
-            for ps, flavors in zip(sw.pod_sets, sw.flavors, strict=True)))
+        if len(sw.pod_sets) == 1:  # the usual Workload: its flavors alone
+            detail = ", ".join(f"{r}={f}" for r, f in sorted(sw.flavors[0].items()))
+        else:
+            detail = "; ".join(f"{ps.name}: " + ", ".join(
+                f"{r}={f}" for r, f in sorted(flavors.items()))
+                for ps, flavors in zip(sw.pod_sets, sw.flavors, strict=True))
+        self._event("admitted", sw, detail)
         if self.podless:
             if sw.duration is not None:
                 self.world.kernel.schedule(now + sw.duration, Priority.FREE, self._on_finish,
