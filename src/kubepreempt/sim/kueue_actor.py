@@ -160,6 +160,7 @@ class KueueActor(Actor):
         self.workloads: dict[str, SimWorkload] = {}
         self.arrivals: list[tuple[float, SimWorkload]] = []
         self.pod_owner: dict[str, SimWorkload] = {}
+        self._shared_pod_sets: dict[tuple[str, int], tuple[JobPodSet, ...]] = {}
         self.queues: QueueManager[SimWorkload] = QueueManager(
             {name: cq.queueing_strategy for name, cq in self.inputs.cluster_queues.items()},
             self._root, self.sem.admission_check_eviction_orders)
@@ -265,8 +266,13 @@ class KueueActor(Actor):
         """Add a parsed single-pod-set Workload arriving at ``arrival`` (bulk callers
         such as the benchmark build Workloads directly)."""
         ps = wl.pod_sets[0]
-        self._plan(SimWorkload(wl, (JobPodSet(ps.name, ps.count, {}),), (wl.name,), duration,
-                               None), arrival)
+        # One frozen pod-set tuple per (name, count), shared: a bulk caller adds thousands
+        # of workloads, and a copy each was a measurable share of the collector's work.
+        pod_sets = self._shared_pod_sets.get((ps.name, ps.count))
+        if pod_sets is None:
+            pod_sets = self._shared_pod_sets[(ps.name, ps.count)] = (
+                JobPodSet(ps.name, ps.count, {}),)
+        self._plan(SimWorkload(wl, pod_sets, (wl.name,), duration, None), arrival)
 
     # ---- actor hooks ----
     def start(self) -> None:
