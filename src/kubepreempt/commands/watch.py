@@ -71,15 +71,19 @@ def register(app: typer.Typer) -> None:
                                              if args.namespace else "")
               + f", as Kubernetes {modelled['kubernetes']} (read-only; Ctrl-C stops)",
               file=sys.stderr, flush=True)
-        # SIGTERM (kubelet, systemd, `timeout`) ends the watch as Ctrl-C does: the loop
-        # stops at the next event, the report is written and the summary printed.
-        previous = signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+        # Ctrl-C and SIGTERM (kubelet, systemd, `timeout`) only ask the loop to stop: it
+        # stops at the next event (within 0.2 s), the report is written and the summary
+        # printed. A KeyboardInterrupt raised mid-decision could leave the watcher's
+        # caches half-updated for the final report.
+        previous = {sig: signal.signal(sig, lambda signum, frame: stop.set())
+                    for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             watch_loop.run(target, SCHEDULER_KINDS, watcher, stop, report)
-        except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, or `| head` has had enough
+        except (KeyboardInterrupt, BrokenPipeError):  # `| head` has had enough
             stop.set()
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
             if report and watcher.ready:
                 watch_loop.write_report(report, watcher)
         t = watcher.tally
