@@ -80,12 +80,6 @@ def filter_rows(state: CycleState, filters: list[FilterPlugin], rows: np.ndarray
     return alive
 
 
-def nominee_nodes(cluster: Snapshot, nominator: Nominator, pod: Pod) -> list[int]:
-    """Sorted indices of the nodes holding a nominee that counts for ``pod``."""
-    return sorted(cluster.node_index[n] for n in nominator.nodes_counting_for(pod)
-                  if n in cluster.node_index)
-
-
 def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: CycleState,
                   filters: list[FilterPlugin],
                   known: NodeStatuses | None = None,

@@ -74,7 +74,7 @@ class Nominator:
         priority, key = pod.priority, pod.key
         for node, pods in self._by_node.items():
             for k, p in pods.items():  # (a loop, not a comprehension: called per node)
-                if p.priority >= priority and k != key:
+                if p.priority >= priority and k != key:  # counts_for, inlined (hot)
                     counting = out.get(node)
                     if counting is None:
                         out[node] = [p]

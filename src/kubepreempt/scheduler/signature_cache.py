@@ -148,7 +148,7 @@ class SignatureCache:
                         continue
                     prescored.append(s)
                 others.append(s)
-        if nominator.nodes_counting_for(pod):
+        if nominator.counting_by_node(pod):
             return None
         try:
             key = (state.request.tobytes(), pod.nonzero_cpu, pod.nonzero_memory,
@@ -203,7 +203,7 @@ def _pick_named(cluster: Snapshot, nominator: Nominator, pod: Pod, state: CycleS
     be. Several named nodes (they need scoring), nominees that count, or a failure (the
     statuses of every node are needed) take the reference path."""
     assert state.node_names is not None
-    if len(state.node_names) != 1 or nominator.nodes_counting_for(pod):
+    if len(state.node_names) != 1 or nominator.counting_by_node(pod):
         return None
     idx = cluster.node_index.get(next(iter(state.node_names)))
     if idx is None:
