@@ -341,6 +341,10 @@ def _flag_error(text: str, detail: str) -> InputError:
     return InputError(f'invalid argument "{text}" for "--feature-gates" flag: {detail}')
 
 
+GENERIC_WORKLOAD = "GenericWorkload"
+WORKLOAD_API_V1BETA1 = "scheduling.k8s.io/v1beta1"
+
+
 @dataclass(frozen=True, slots=True)
 class Modelled:
     """A release and the feature gates a decision runs with."""
@@ -378,6 +382,17 @@ class Modelled:
         workload-aware preemption on)."""
         return self.release.default_preemption_victim_groups and \
             self.workload_aware_preemption
+
+    def with_workload_api(self, default_on: bool) -> Modelled | None:
+        """This release with GenericWorkload on, when it serves the v1beta1 Workload API
+        (1.36's alpha API is not modelled) and the gate is on: as ``--feature-gates`` sets
+        it, else ``default_on`` (the caller's reason to take the API as served, e.g. the
+        input holds ``scheduling.k8s.io`` objects); None otherwise."""
+        if WORKLOAD_API_V1BETA1 not in self.release.workload_api:
+            return None
+        if not self.overrides.get(GENERIC_WORKLOAD, default_on):
+            return None
+        return Modelled(self.release, {**self.overrides, GENERIC_WORKLOAD: True})
 
     def decided_gates(self) -> dict[str, bool]:
         """The gates ``modelled`` names: those a decision depends on, and any set."""

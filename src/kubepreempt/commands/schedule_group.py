@@ -29,7 +29,7 @@ from kubepreempt.commands.workload_api import say_taken_on
 from kubepreempt.live.options import load_input, qualify
 from kubepreempt.loader import build_with_warnings, print_warnings
 from kubepreempt.manifests import Documents
-from kubepreempt.release import Modelled
+from kubepreempt.release import WORKLOAD_API_V1BETA1, Modelled
 from kubepreempt.scheduler.config import use_scheduler_config
 from kubepreempt.scheduler.gang import GroupDecision, schedule_pod_group
 from kubepreempt.scheduler.gang.preemption import WorkloadPreemption
@@ -38,7 +38,6 @@ from kubepreempt.scheduler.scheduler import Scheduler
 if TYPE_CHECKING:
     from kubepreempt.whatif.gang import Gang
 
-V1BETA1 = "scheduling.k8s.io/v1beta1"
 # --pod-group uses the 1.37 workload API: its gate is on unless told otherwise.
 POD_GROUP_GATES: Mapping[str, bool] = {"GenericWorkload": True}
 
@@ -48,7 +47,7 @@ def gates_for(release: Modelled) -> dict[str, bool]:
     ``--feature-gates``): GenericWorkload is on unless the flag turns it off (asking for a
     PodGroup says the API is served), and with it, in 1.37, gang scheduling and
     workload-aware preemption (the gates 1.36 had for them were folded into it)."""
-    if V1BETA1 not in release.release.workload_api:
+    if WORKLOAD_API_V1BETA1 not in release.release.workload_api:
         raise InputError(f"--pod-group models Kubernetes 1.37's scheduling.k8s.io/v1beta1 "
                          f"Workload API; {release.version}'s alpha API is not modelled "
                          "(use --kube-version 1.37)")
@@ -116,15 +115,16 @@ def gang_release(release: Modelled) -> tuple[Modelled | None, str]:
     with GenericWorkload on (taken as on unless ``--feature-gates`` says) and "", or
     None and the one line saying its pods are scheduled pod by pod (1.36, whose alpha
     workload API is not modelled, or GenericWorkload off)."""
-    if V1BETA1 not in release.release.workload_api:
+    on = release.with_workload_api(default_on=True)
+    if on is not None:
+        return on, ""
+    if WORKLOAD_API_V1BETA1 not in release.release.workload_api:
         return None, (f"note: Kubernetes {release.version}'s workload API (scheduling.k8s.io/"
                       "v1alpha2) is not modelled: the pods of the PodGroup in -f are "
                       "scheduled pod by pod (--kube-version 1.37 decides the group whole)")
-    if not release.overrides.get("GenericWorkload", True):
-        return None, ("note: GenericWorkload is off (--feature-gates): the pods of the "
-                      "PodGroup in -f are scheduled pod by pod, as kube-scheduler without "
-                      "gang scheduling does")
-    return Modelled(release.release, {**release.overrides, "GenericWorkload": True}), ""
+    return None, ("note: GenericWorkload is off (--feature-gates): the pods of the "
+                  "PodGroup in -f are scheduled pod by pod, as kube-scheduler without "
+                  "gang scheduling does")
 
 
 def load_gang(files: list[str] | None, new: Documents, release: Modelled, output: str,

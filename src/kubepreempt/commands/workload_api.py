@@ -33,9 +33,9 @@ from kubepreempt.api.podgroup import (
 )
 from kubepreempt.cluster_state import Cluster
 from kubepreempt.manifests import Documents
-from kubepreempt.release import Modelled
+from kubepreempt.release import GENERIC_WORKLOAD, Modelled
 
-GATE = "GenericWorkload"
+GATE = GENERIC_WORKLOAD
 
 
 @dataclass(slots=True)
@@ -63,10 +63,9 @@ def workload_api(docs: Documents, release: Modelled) -> WorkloadApi:
     explicit = GATE in release.overrides
     holds = any(is_scheduling_object(kind, obj.body) for kind in KINDS
                 for obj in docs.of(kind))
-    on = release.overrides[GATE] if explicit else holds
-    if not on:
+    chosen = release.with_workload_api(default_on=holds)
+    if chosen is None:
         return WorkloadApi(release, explicit=explicit)
-    chosen = Modelled(release.release, {**release.overrides, GATE: True})
     return WorkloadApi(chosen, True, explicit, taken_on=not explicit)
 
 

@@ -19,12 +19,11 @@ from typing import Any, TextIO
 
 from kubepreempt.api.objects import Pod
 from kubepreempt.api.podgroup import PodGroup, load_group_objects, pod_group_name
-from kubepreempt.release import Modelled
+from kubepreempt.release import GENERIC_WORKLOAD, WORKLOAD_API_V1BETA1, Modelled
 from kubepreempt.sim.metrics import percentile
 from kubepreempt.sim.scenario import Scenario, arrival_of
 
-GATE = "GenericWorkload"
-V1BETA1 = "scheduling.k8s.io/v1beta1"
+GATE = GENERIC_WORKLOAD
 
 
 def gang_release(release: Modelled, holds_objects: bool) -> Modelled | None:
@@ -35,13 +34,8 @@ def gang_release(release: Modelled, holds_objects: bool) -> Modelled | None:
     ``scheduling.k8s.io`` objects (the API is evidently served). 1.36's alpha API is not
     modelled: its runs schedule every pod on its own, as before.
     """
-    if V1BETA1 not in release.release.workload_api:
-        return None
-    on = release.overrides.get(GATE, holds_objects)
-    if not on:
-        return None
-    chosen = Modelled(release.release, {**release.overrides, GATE: True})
-    return chosen if chosen.gang_scheduling else None
+    chosen = release.with_workload_api(holds_objects)
+    return chosen if chosen is not None and chosen.gang_scheduling else None
 
 
 @dataclass(slots=True)
@@ -226,6 +220,7 @@ def warn_ignored(scenario: Scenario, release: Modelled, stream: TextIO | None = 
     if not count:
         return
     why = (f"{GATE}=false" if release.overrides.get(GATE) is False else
-           f"Kubernetes {release.version} serves no {V1BETA1} (--kube-version 1.37 plays them)")
+           f"Kubernetes {release.version} serves no {WORKLOAD_API_V1BETA1} "
+           "(--kube-version 1.37 plays them)")
     print(f"warning: {count} scheduling.k8s.io PodGroup/Workload object(s) ignored "
           f"({why}); their pods are scheduled one by one", file=stream or sys.stderr)
