@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kubepreempt.kueue.objects import Workload, parse_workload
-from kubepreempt.kueue.semantics import Semantics
+from kubepreempt.kueue.semantics import Semantics, semantics_for
 from kubepreempt.manifests import Documents, RawObject, Source
 from kubepreempt.sim.engine import Simulator
 from kubepreempt.sim.kueue_actor import KueueActor
@@ -87,17 +87,21 @@ def _obj(kind: str, body: dict[str, Any]) -> RawObject:
     return RawObject(kind, body, Source("<bench>"))
 
 
-def build_documents(cfg: KueueBenchConfig) -> Documents:
+def build_documents(cfg: KueueBenchConfig, api_version: str = "v1beta1") -> Documents:
     """The generator's queues: flavor ``rf``, ClusterQueues ``cq-0-<i>-cohort-<c>`` with a
-    LocalQueue each (the workloads are built by :func:`workloads`)."""
+    LocalQueue each (the workloads are built by :func:`workloads`), in ``api_version`` —
+    the release's own, so that nothing is converted (or warned about) on the way in."""
+    group_version = f"kueue.x-k8s.io/{api_version}"
+    # v1beta2 renamed the ClusterQueue's cohort field.
+    cohort_field = "cohortName" if api_version == "v1beta2" else "cohort"
     docs = Documents()
-    docs.add(_obj("ResourceFlavor", {"apiVersion": "kueue.x-k8s.io/v1beta1",
+    docs.add(_obj("ResourceFlavor", {"apiVersion": group_version,
                                      "kind": "ResourceFlavor", "metadata": {"name": "rf"}}))
     for name, cohort in _queues(cfg):
         docs.add(_obj("ClusterQueue", {
-            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+            "apiVersion": group_version, "kind": "ClusterQueue",
             "metadata": {"name": name},
-            "spec": {"cohort": cohort,
+            "spec": {cohort_field: cohort,
                      "preemption": {"reclaimWithinCohort": "Any",
                                     "withinClusterQueue": "LowerPriority"},
                      "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{
@@ -105,7 +109,7 @@ def build_documents(cfg: KueueBenchConfig) -> Documents:
                              "name": "cpu", "nominalQuota": cfg.nominal,
                              "borrowingLimit": cfg.borrowing_limit}]}]}]}}))
         docs.add(_obj("LocalQueue", {
-            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue",
+            "apiVersion": group_version, "kind": "LocalQueue",
             "metadata": {"name": name, "namespace": name}, "spec": {"clusterQueue": name}}))
     return docs
 
@@ -124,7 +128,8 @@ def workloads(cfg: KueueBenchConfig, semantics: Semantics) -> list[tuple[Workloa
     for name, _ in _queues(cfg):
         for set_idx, wc in enumerate(cfg.classes):
             proto = parse_workload(_obj("Workload", {
-                "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload",
+                "apiVersion": f"kueue.x-k8s.io/{semantics.native_api_version}",
+                "kind": "Workload",
                 "metadata": {"name": f"{wc.name}-{set_idx}-0-0", "namespace": name},
                 "spec": {"queueName": name, "priority": wc.priority,
                          "podSets": [{"name": "main", "count": 1, "template": {"spec": {
@@ -140,7 +145,7 @@ def workloads(cfg: KueueBenchConfig, semantics: Semantics) -> list[tuple[Workloa
 def run(cfg: KueueBenchConfig, version: str = "current") -> dict[str, Any]:
     """Simulate the benchmark; figures next to upstream's ranges."""
     started = time.perf_counter()
-    docs = build_documents(cfg)
+    docs = build_documents(cfg, semantics_for(version).native_api_version)
     scen = build_scenario(docs)
     sim = Simulator(scen, keep_timeline=False, kueue_version=version)
     actor = next(a for a in sim.actors if isinstance(a, KueueActor))
