@@ -96,3 +96,15 @@ def test_filter_nodes_adding_statuses() -> None:
     got = {cluster.nodes[i].name for bad, _s in plugin.filter_nodes_adding(state, rows, extra)
            for i in bad.tolist()}
     assert got == {"a", "b", "c"}
+
+
+def test_least_allocated_counts_a_one_millicore_cpu_node() -> None:
+    """``leastResourceScorer`` leaves out only a resource with allocatable 0: a node with
+    1m cpu still weighs cpu, ``leastRequestedScore(1, 1)`` = 0, so with memory at
+    (1Gi - 256Mi) * 100 / 1Gi = 75 the score is (0 + 75) / 2 = 37 (integer division)."""
+    cluster, state = _state(node("tiny", cpu="1m", memory="1Gi"), pod("new", "1m", "256Mi"),
+                            incoming="new")
+    plugin = NodeResourcesFit()
+    i = cluster.node_index["tiny"]
+    assert plugin.score_node(state, i) == 37
+    assert plugin.score(state, np.array([i], np.int64)).tolist() == [37]
