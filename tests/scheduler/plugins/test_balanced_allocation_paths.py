@@ -106,3 +106,18 @@ def test_balanced_allocation_generic_path_same_resources(reqs, nodes, pods_on, w
     the standard deviation of two fractions does not depend on their order."""
     assert _scores(BalancedAllocation(("memory", "cpu")), reqs, nodes, pods_on) == \
         {n: {s} for n, s in want.items()}
+
+
+def test_include_scalar_resource_on_a_node() -> None:
+    """Upstream row "include scalar resource on a node for balanced resource allocation"
+    (resources cpu, memory, nvidia.com/gpu; three fractions, population std): node1 holds
+    3 GPUs already, node2 none; the pod asks for one GPU only. Upstream: node1 75
+    (69 -> 70), node2 76 (62 -> 65)."""
+    gpu_node = {**_mk(3500, 40000), "nvidia.com/gpu": "8"}
+    pods_on = {"node1": [[{"cpu": "1000m", "memory": "2000"},
+                          {"cpu": "2000m", "memory": "3000", "nvidia.com/gpu": "3"}]],
+               "node2": [CPU_AND_MEMORY]}
+    got = _scores(BalancedAllocation(("cpu", "memory", "nvidia.com/gpu")),
+                  [{"cpu": "0", "memory": "0", "nvidia.com/gpu": "1"}],
+                  [("node1", gpu_node), ("node2", gpu_node)], pods_on)
+    assert got == {"node1": {75}, "node2": {76}}
