@@ -15,10 +15,12 @@ from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.decide import SCHEDULED, UNSCHEDULABLE, schedule
 from kubepreempt.scheduler.framework import Code, CycleState
 from kubepreempt.scheduler.plugins.node_resources import (
+    SMALL,
     NodeResourcesFit,
     is_extended_resource,
     is_schedulable_after_node_change,
 )
+from kubepreempt.scheduler.plugins.resource_allocation import MOST_ALLOCATED, ScoringStrategy
 from kubepreempt.scheduler.queue.events import NODE_ADD, ClusterEvent
 
 _SOURCE = Source("rules", 0, 1)
@@ -98,13 +100,55 @@ def test_filter_nodes_adding_statuses() -> None:
     assert got == {"a", "b", "c"}
 
 
+def _least_allocated_every_path(alloc: dict[str, str], *incoming_req: str) -> set[int]:
+    """The LeastAllocated scores of an empty node with ``alloc`` (cpu, memory and pods
+    given as ``node`` takes them) from ``score`` over many copies (numpy), over one copy
+    (Python ints) and from ``score_node``."""
+    copies = [node(f"n{k}", **alloc) for k in range(SMALL + 2)]
+    cluster, state = _state(*copies, pod("new", *incoming_req), incoming="new")
+    plugin = NodeResourcesFit()
+    idx = np.arange(len(copies), dtype=np.int64)
+    got = set(plugin.score(state, idx).tolist()) | set(plugin.score(state, idx[:1]).tolist())
+    return got | {plugin.score_node(state, i) for i in idx.tolist()}
+
+
 def test_least_allocated_counts_a_one_millicore_cpu_node() -> None:
     """``leastResourceScorer`` leaves out only a resource with allocatable 0: a node with
     1m cpu still weighs cpu, ``leastRequestedScore(1, 1)`` = 0, so with memory at
     (1Gi - 256Mi) * 100 / 1Gi = 75 the score is (0 + 75) / 2 = 37 (integer division)."""
-    cluster, state = _state(node("tiny", cpu="1m", memory="1Gi"), pod("new", "1m", "256Mi"),
-                            incoming="new")
-    plugin = NodeResourcesFit()
-    i = cluster.node_index["tiny"]
-    assert plugin.score_node(state, i) == 37
-    assert plugin.score(state, np.array([i], np.int64)).tolist() == [37]
+    assert _least_allocated_every_path({"cpu": "1m", "memory": "1Gi"}, "1m", "256Mi") == {37}
+
+
+def test_least_allocated_leaves_out_a_zero_allocatable_resource() -> None:
+    """``leastResourceScorer``: ``if allocable[i] == 0 { continue }`` (no score, no
+    weight), so a node with cpu 0 scores memory alone: (1Gi - 256Mi) * 100 / 1Gi = 75."""
+    assert _least_allocated_every_path({"cpu": "0", "memory": "1Gi"}, "1", "256Mi") == {75}
+
+
+def test_least_allocated_over_request_scores_zero() -> None:
+    """``leastRequestedScore``: ``requested > capacity`` scores 0 (not 1): cpu 5 of 4 is 0,
+    memory (10000 - 4900) * 100 / 10000 = 51, (0 + 51) / 2 = 25."""
+    assert _least_allocated_every_path({"cpu": "4", "memory": "10000"}, "5", "4900") == {25}
+
+
+def test_least_allocated_truncates_each_resource_score() -> None:
+    """``leastRequestedScore`` is int64 division per resource before the weighted mean:
+    cpu (4000 - 2500) * 100 / 4000 = 37 (not 37.5), memory (10000 - 3750) * 100 / 10000
+    = 62 (not 62.5), (37 + 62) / 2 = 49."""
+    assert _least_allocated_every_path({"cpu": "4", "memory": "10000"},
+                                       "2500m", "3750") == {49}
+
+
+def test_score_node_uses_the_configured_strategy() -> None:
+    """``score_node`` with a non-default scoring strategy: most_allocated_test.go
+    "nothing scheduled, resources requested, differently sized nodes" (MostAllocated,
+    cpu and memory weight 1): node1 62, node2 50 (LeastAllocated would give 37 / 50)."""
+    req = [{"cpu": "1000", "memory": "2000"}, {"cpu": "2000", "memory": "3000"}]
+    incoming = pod("p")
+    incoming["spec"]["containers"] = [{"name": f"c{i}", "image": "x",
+                                       "resources": {"requests": r}} for i, r in enumerate(req)]
+    cluster, state = _state(node("node1", cpu="4000", memory="10000"),
+                            node("node2", cpu="6000", memory="10000"), incoming, incoming="p")
+    plugin = NodeResourcesFit(ScoringStrategy(MOST_ALLOCATED))
+    got = {n: plugin.score_node(state, cluster.node_index[n]) for n in ("node1", "node2")}
+    assert got == {"node1": 62, "node2": 50}
