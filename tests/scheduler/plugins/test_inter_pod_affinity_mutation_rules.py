@@ -329,3 +329,84 @@ def test_first_pod_of_a_group_still_needs_every_topology_key() -> None:
              make_node("node2", {"region": "China"})]
     cluster, plugin, state = _prefiltered(pod, [], nodes)
     assert _both_paths(plugin, state, cluster) == [None, AFF]
+
+
+HARD_S1 = dict(req=[term(In("security", "S1"), topo="region")])
+ANTI_S1 = dict(anti=[term(In("security", "S1"), topo="region")])
+
+
+@pytest.mark.parametrize(("hard", "pods", "skips"), [
+    (1, [_on("node1", S2, **ANTI_S1)], True),
+    (0, [_on("node1", S2, **HARD_S1)], True),
+    (1, [_on("node1", S2, **HARD_S1)], False),
+    (0, [_on("node1", S2, **STAY_S1)], False),
+], ids=["existing pod's required anti-affinity is not scored",
+        "hardPodAffinityWeight 0 leaves existing required affinity out",
+        "hardPodAffinityWeight 1 scores existing required affinity",
+        "existing preferred terms count whatever hardPodAffinityWeight"])
+def test_what_prescore_counts(hard, pods, skips) -> None:
+    """``processExistingPod``: required affinity terms only with a positive
+    ``hardPodAffinityWeight``, preferred (anti-)affinity terms always, required
+    anti-affinity terms never; PreScore Skips when ``topologyScore`` stays empty."""
+    cluster = make_cluster(_n(CHINA, INDIA), pods)
+    plugin = InterPodAffinity(hard_pod_affinity_weight=hard)
+    state = new_state(make_pod("p", labels=S1), cluster)
+    assert plugin.pre_score_skips(state) is skips
+    if not skips:
+        assert plugin.score(state, np.array([0, 1], np.int64)).tolist() == [100, 0]
+
+
+def test_required_affinity_counts_are_per_pod_in_one_snapshot() -> None:
+    """Two pods with different required affinity terms, prefiltered over one snapshot,
+    each count the pods matching their own terms."""
+    cluster = make_cluster(_n(CHINA, INDIA), [_on("node1", {"app": "db"}),
+                                              _on("node2", {"app": "web"})])
+    plugin = InterPodAffinity()
+    want = {"db": [None, AFF], "web": [AFF, None]}
+    for app in ("db", "web"):
+        state = new_state(make_pod(app, req=[term(In("app", app), topo="region"),
+                                             term(Exists("app"), topo="region")]), cluster)
+        assert plugin.pre_filter(state) is None
+        assert _both_paths(plugin, state, cluster) == want[app]
+
+
+def test_default_args_score_existing_pods_preferred_terms() -> None:
+    """``ignorePreferredTermsOfExistingPods`` defaults to false: a pod without preferred
+    terms is still scored by the bound pods' preferred terms it matches."""
+    cluster = make_cluster(_n(CHINA, INDIA), [_on("node1", S2, **STAY_S1)])
+    state = new_state(make_pod("p", labels=S1), cluster)
+    assert InterPodAffinity().score_relevant(state)
+    assert not InterPodAffinity(ignore_preferred_terms_of_existing_pods=True).score_relevant(
+        state)
+
+
+def test_preferred_term_after_a_required_anti_affinity_term_still_scores() -> None:
+    """A bound pod with required anti-affinity (not scored) and a preferred affinity term
+    matching the incoming pod: the preferred term's weight counts."""
+    pods = [_on("node1", S2, anti=[term(In("app", "x"), topo="region")], **STAY_S1)]
+    cluster = make_cluster(_n(CHINA, INDIA), pods)
+    assert node_scores(make_pod("p", labels=S1), cluster).tolist() == [5, 0]
+
+
+def test_hard_pod_affinity_weight_scales_existing_required_terms() -> None:
+    """``hardPodAffinityWeight`` 7: node1's pod requires S1 pods (+7 to China), node2's
+    prefers them with weight 5 (+5 to India): raw 7, 5, 0 -> 100, 71, 0."""
+    pods = [_on("node1", S2, **HARD_S1), _on("node2", S2, **STAY_S1)]
+    cluster = make_cluster(_n(CHINA, INDIA, AZ1), pods)
+    pod = make_pod("p", labels=S1)
+    assert node_scores(pod, cluster, 7).tolist() == [7, 5, 0]
+    assert reference_node_scores(pod, cluster, 7).tolist() == [7, 5, 0]
+    assert normalize(node_scores(pod, cluster, 7)).tolist() == [100, 71, 0]
+
+
+def test_term_without_label_selector_matches_no_pod() -> None:
+    """A nil labelSelector is ``labels.Nothing()``: an anti-affinity term without one
+    repels nobody, an affinity term without one is satisfied by nobody (and not by the
+    pod itself)."""
+    pods = [_on("node1", {"app": "x"})]
+    anti = make_pod("a", labels={"app": "x"}, anti=[term(topo="region", selector=None)])
+    cluster, plugin, state = _prefiltered(anti, pods, _n(CHINA, INDIA))
+    assert _both_paths(plugin, state, cluster) == [None, None]
+    req = make_pod("r", labels={"app": "x"}, req=[term(topo="region", selector=None)])
+    cluster, plugin, state = _prefiltered(req, pods, _n(CHINA, INDIA))
+    assert _both_paths(plugin, state, cluster) == [AFF, AFF]
