@@ -115,6 +115,27 @@ CASES = [
     ("Avoid panic when partial nodes in a topology don't have pods with affinity",
      make_pod(labels=S1), [_on("node1", S1), _on("node2", **STAY_S1_AWAY_S2)],
      _n(CHINA, CHINA), 1, [0, 0]),
+    ("Affinity symmetry with namespace selector",
+     make_pod(ns="subteam1.team1", labels=S1),
+     [_on("node1", S1, pref=[weighted(5, _NS_TERM)]), _on("node2", S2, **STAY_S2)],
+     _n(CHINA, INDIA, AZ1), 1, [100, 0, 0]),
+    ("Affinity with pods matching both NamespaceSelector and Namespaces",
+     make_pod(ns="subteam1.team1", labels=S1, pref=[weighted(5, _NS_TERM)]),
+     [_on("node1", S1, "subteam1.team1"), _on("node1", S1, "subteam1.team1"),
+      _on("node1", S1, "subteam2.team2"), _on("node2", S1, "subteam2.team1")],
+     _n(CHINA, INDIA), 1, [100, 0]),
+    ("Anti Affinity with pods matching NamespaceSelector",
+     make_pod(ns="subteam1.team1", labels=S1, anti_pref=[weighted(5, _NS_TERM)]),
+     [_on("node1", S1, "subteam1.team1"), _on("node1", S1, "subteam1.team1"),
+      _on("node1", S1, "subteam1.team2"), _on("node2", S1, "subteam2.team1")],
+     _n(CHINA, INDIA), 1, [0, 100]),
+    ("hard pod affinity symmetry with matching NamespaceSelector",
+     make_pod(ns="subteam1.team1", labels={"service": "S1"}),
+     [_on("node1", req=[term(In("service", "S1"), topo="region",
+                             namespaces=["default", "subteam2.team2"], ns_selector=TEAM1)]),
+      _on("node2", req=[term(In("service", "S1"), topo="region",
+                             namespaces=["default", "subteam2.team2"], ns_selector=TEAM1)])],
+     _n(CHINA, INDIA, AZ1), 1, [100, 100, 0]),
     ("a pod on a node without labels adds nothing (processTerm: no labels, no pair)",
      make_pod(labels=S1, **STAY_S1), [_on("node1", S1), _on("node2", S1), _on("node2", S1)],
      _n({}, CHINA, INDIA), 1, [0, 100, 0]),
@@ -141,8 +162,9 @@ def test_topology_score_map_is_upstreams() -> None:
     cluster = make_cluster(_n(CHINA, AZ1, INDIA, AZ2), pods)
     got = topology_scores(make_pod(labels=S1, **STAY_S1_AWAY_S2), cluster)
     assert got == {"region": {"China": 8, "India": 8}, "az": {"az1": -5, "az2": -5}}
-    assert reference_node_scores(make_pod(labels=S1, **STAY_S1_AWAY_S2),
-                                 cluster).tolist() == [8, -5, 8, -5]
+    ref = reference_node_scores(make_pod(labels=S1, **STAY_S1_AWAY_S2), cluster)
+    assert ref.dtype == np.int64
+    assert ref.tolist() == [8, -5, 8, -5]
     # Only pods with affinity are read when the incoming pod has no preferred terms: the
     # symmetric weights (node3's preferred S1 term; node4's anti term) alone.
     assert topology_scores(make_pod(labels=S1), cluster) == {
@@ -410,3 +432,23 @@ def test_term_without_label_selector_matches_no_pod() -> None:
     req = make_pod("r", labels={"app": "x"}, req=[term(topo="region", selector=None)])
     cluster, plugin, state = _prefiltered(req, pods, _n(CHINA, INDIA))
     assert _both_paths(plugin, state, cluster) == [AFF, AFF]
+
+
+def test_node_score_sums_every_topology_key_of_the_node() -> None:
+    """Score: a node collects ``topologyScore[key][value]`` for each of its labels; node1
+    is in region China (+8) and az az1 (-5): 3."""
+    pods = [_on("node1", S1), _on("node1", S2)]
+    cluster = make_cluster(_n(CHINA_AZ1, INDIA), pods)
+    pod = make_pod(labels=S1, **STAY_S1_AWAY_S2)
+    assert topology_scores(pod, cluster) == {"region": {"China": 8}, "az": {"az1": -5}}
+    assert reference_node_scores(pod, cluster).tolist() == [3, 0]
+    assert node_scores(pod, cluster).tolist() == [3, 0]
+
+
+def test_hard_weight_zero_leaves_the_topology_map_empty() -> None:
+    """``hardPodAffinityWeight`` 0: existing pods' required terms add no entry, so
+    PreScore's ``topologyScore`` stays empty (Skip)."""
+    cluster = make_cluster(_n(CHINA, INDIA), [_on("node1", S2, **HARD_S1)])
+    pod = make_pod("p", labels=S1)
+    assert topology_scores(pod, cluster, 0) == {}
+    assert topology_scores(pod, cluster, 1) == {"region": {"China": 1}}
