@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.kueue import V07, config, cq, flavor, inputs
+from builders.kueue import CURRENT, V07, config, cq, flavor, inputs, wl
 
-from kubepreempt.kueue.quota import CQState, Snapshot
+from kubepreempt.kueue.quota import CQState, Snapshot, queue_order_time, workload_info
 
 MAX_INT = (1 << 63) - 1
 
@@ -162,3 +162,52 @@ def test_used_cohort_quota_counts_back_the_guaranteed_usage() -> None:
     assert small.cqs["b"].used_cohort_quota("default", "cpu") == 0
 
 
+
+
+# ---- a flavor-resource a node never saw ------------------------------------------------------
+
+
+def test_a_flavor_resource_nobody_defines_reads_as_zero() -> None:
+    """Kueue's quota maps are Go maps: a flavor-resource a node has no entry for reads as
+    0 quota and 0 usage. Fair sharing asks every queue of the cohort whether it borrows
+    the preemptor's flavor-resources (``cqIsBorrowing`` -> ``BorrowingWith(fr, 0)``),
+    which another queue need not define. So: no usage, no quota, nothing available,
+    ``BorrowingWith(fr, 0)`` false and ``BorrowingWith(fr, 1m)`` true (0 + 1 > 0); v0.7's
+    ``RequestableCohortQuota`` / ``UsedCohortQuota`` are 0 for a flavor the cohort lacks."""
+    fr = ("other", "cpu")
+    objs = [flavor("default"), flavor("other"),
+            cq("a", [("default", {"cpu": "1"})], cohort="c"),
+            cq("b", [("default", {"cpu": "1", "memory": ("1", "1")})], cohort="c"),
+            cq("lone", [("default", {"cpu": "1"})])]
+    for version in (V07, CURRENT):
+        snap = _snap(objs, version)
+        for st in (snap.cqs["a"], snap.cqs["lone"]):
+            assert st.used(*fr) == 0
+            assert st.available(fr) == 0
+            assert st.potential_available(fr) == 0
+            assert not st.borrowing_with(fr, 0)
+            assert st.borrowing_with(fr, 1)
+        root = snap.cohorts["c"]
+        assert (root.available(fr), root.potential_available(fr)) == (0, 0)
+        assert snap.cqs["a"].requestable_cohort_quota(*fr) == 0
+        assert snap.cqs["a"].used_cohort_quota(*fr) == 0
+        # memory only "b" defines: the others see the cohort's 1 (b lends all of it)
+        assert snap.cqs["a"].available(("default", "memory")) == 1
+
+
+# ---- GetQueueOrderTimestamp without a creationTimestamp --------------------------------------
+
+
+def test_a_workload_without_creation_time_is_not_newer_than_one_made_at_the_epoch() -> None:
+    """``GetQueueOrderTimestamp`` returns ``&w.CreationTimestamp``: unset, Go's zero time
+    (year 1), which is never after another workload's creation time. Preemption asks
+    "is the candidate newer than the preemptor" (``preemptor.Before(candidate)``): a
+    preemptor created at 1970-01-01T00:00:00Z is not before a candidate with no
+    creation time, nor is such a workload before another like it."""
+    objs = [wl("epoch", created=0.0), wl("unset")]
+    del objs[1]["metadata"]["creationTimestamp"]
+    loaded = inputs(objs)
+    epoch, unset = (queue_order_time(workload_info(loaded.workloads[f"default/{n}"]), True)
+                    for n in ("epoch", "unset"))
+    assert not epoch < unset
+    assert not unset < unset
