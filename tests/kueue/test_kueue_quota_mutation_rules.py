@@ -211,3 +211,34 @@ def test_a_workload_without_creation_time_is_not_newer_than_one_made_at_the_epoc
                     for n in ("epoch", "unset"))
     assert not epoch < unset
     assert not unset < unset
+
+
+# ---- available with both limits ---------------------------------------------------------------
+
+
+def test_available_caps_what_comes_from_the_parent_by_what_the_queue_stored_there() -> None:
+    """``available`` (``resource_node.go``) with a borrowing limit: what the parent may give
+    is ``min(storedInParent - usedInParent + borrowingLimit, available(parent))`` with
+    ``storedInParent = SubtreeQuota - localQuota`` and ``usedInParent = max(0, Usage -
+    localQuota)``, plus ``LocalAvailable``.
+
+    ``a``: nominal 10, lendingLimit 4 (localQuota 6), borrowingLimit 2, using 3 (all
+    local); ``b`` lends 10. The cohort holds 4 + 10 = 14, none of it used. From the
+    parent: min(4 - 0 + 2, 14) = 6; local: 6 - 3 = 3; so 9. Using 8 instead (2 stored
+    in the parent): min(4 - 2 + 2, 12) = 4, local 0: 4."""
+    objs = [flavor("default"),
+            cq("a", [("default", {"cpu": ("10", "2", "4")})], cohort="c"),
+            cq("b", [("default", {"cpu": "10"})], cohort="c")]
+    fr = ("default", "cpu")
+    assert _queue(objs, "a", {fr: 3000}, CURRENT).available(fr) == 9000
+    assert _queue(objs, "a", {fr: 8000}, CURRENT).available(fr) == 4000
+
+
+def test_one_milli_of_undeclared_usage_is_above_nominal() -> None:
+    """``IsWithinNominalInResources``: ``SubtreeQuota[fr] < Usage[fr]`` with Go's zero for
+    a flavor-resource the queue does not declare; current Kueue counts a workload's
+    usage there too, so 1m used of an undeclared flavor is over its (zero) nominal."""
+    objs = [flavor("default"), flavor("other"), cq("a", [("default", {"cpu": "1"})])]
+    st = _queue(objs, "a", {("other", "cpu"): 1}, CURRENT)
+    assert not st.within_nominal({("other", "cpu")})
+    assert st.within_nominal({("default", "cpu")})
