@@ -64,6 +64,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -180,15 +181,70 @@ def controller_revision_name(prefix: str, hash_: str) -> str:
     return f"{prefix[:223]}-{hash_}"
 
 
-def _image_pull_policy(image: str) -> str:
-    """``SetDefaults_Container``: Always when ``ParseImageName`` gives the tag ``latest``
-    (written, or defaulted for an image with neither tag nor digest), else IfNotPresent."""
-    name, _, digest = image.partition("@")
-    last = name.rsplit("/", 1)[-1]
-    tag = last.split(":", 1)[1] if ":" in last else ""
+# github.com/distribution/reference regexp.go: the reference grammar ``ParseImageName``
+# (pkg/util/parsers) parses an image with (``ParseNormalizedNamed``).
+_ALPHANUMERIC = r"[a-z0-9]+"
+_PATH_COMPONENT = rf"{_ALPHANUMERIC}(?:(?:[._]|__|-+){_ALPHANUMERIC})*"
+_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = (rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*|\[[a-fA-F0-9:]+\])"
+           r"(?::[0-9]+)?")
+_REFERENCE = re.compile(
+    rf"((?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*)"
+    r"(?::([\w][\w.-]{0,127}))?"
+    r"(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?",
+    re.ASCII)
+# go-digest: the algorithms a Go binary links (crypto/sha256, crypto/sha512) and the
+# length of their lower-case hex encodings.
+_DIGEST_HEX_LENGTH = {"sha256": 64, "sha384": 96, "sha512": 128}
+_NAME_TOTAL_LENGTH_MAX = 255
+
+
+def _docker_domain_split(name: str) -> tuple[str, str]:
+    """``splitDockerDomain``: the first path segment is a registry when it has a dot, a
+    colon or upper case, or is ``localhost``; otherwise the image is on docker.io."""
+    first, slash, rest = name.partition("/")
+    if not slash or (not any(c in first for c in ".:") and first != "localhost"
+                     and first.lower() == first):
+        domain, remainder = "docker.io", name
+    else:
+        domain, remainder = first, rest
+    if domain == "index.docker.io":
+        domain = "docker.io"
+    if domain == "docker.io" and "/" not in remainder:
+        remainder = "library/" + remainder
+    return domain, remainder
+
+
+def parse_image_tag(image: str) -> tuple[str, str] | None:
+    """``ParseImageName``'s tag and digest (``None``: not a valid reference, an error
+    upstream); the tag is ``latest`` when the reference has neither."""
+    if re.fullmatch(r"[a-f0-9]{64}", image):  # anchoredIdentifierRegexp: an image ID
+        return None
+    domain, remainder = _docker_domain_split(image)
+    remote = remainder.split(":", 1)[0]
+    if remote.lower() != remote:  # "repository name must be lowercase"
+        return None
+    match = _REFERENCE.fullmatch(f"{domain}/{remainder}")
+    if match is None or len(match[1]) > _NAME_TOTAL_LENGTH_MAX:
+        return None
+    tag, digest = match[2] or "", match[3] or ""
+    if digest:  # digest.Parse: a linked algorithm and its exact lower-case hex encoding
+        algorithm, encoded = digest.split(":", 1)
+        length = _DIGEST_HEX_LENGTH.get(algorithm)
+        if length is None or not re.fullmatch(f"[a-f0-9]{{{length}}}", encoded):
+            return None
     if not tag and not digest:
         tag = "latest"
-    return "Always" if tag == "latest" else "IfNotPresent"
+    return tag, digest
+
+
+def _image_pull_policy(image: str) -> str:
+    """``SetDefaults_Container``: Always when ``ParseImageName`` gives the tag ``latest``
+    (written, or defaulted for a reference with neither tag nor digest), else
+    IfNotPresent — also for an image that does not parse (the error is ignored there and
+    the tag is empty; API validation does not check the image's format)."""
+    parsed = parse_image_tag(image)
+    return "Always" if parsed is not None and parsed[0] == "latest" else "IfNotPresent"
 
 
 def _default_container(c: dict[str, Any]) -> None:
