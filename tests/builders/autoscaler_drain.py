@@ -50,3 +50,20 @@ status: {{disruptionsAllowed: {allowed}}}
 def scale_downs(r: SimResult) -> list[tuple[float, str | None]]:
     """``(time, node)`` of each scale-down."""
     return [(e.time, e.node) for e in r.events if e.type == "scale-down"]
+
+
+def plain_node(name: str, cpu: int = 2) -> str:
+    """A Node in no node group."""
+    return f"""
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  labels: {{kubernetes.io/hostname: {name}}}
+status:
+  allocatable: {{cpu: "{cpu}", memory: 64Gi, pods: "110"}}
+"""
+
+
+DISABLED = '\n    cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"'

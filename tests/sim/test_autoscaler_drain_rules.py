@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from builders.autoscaler import SCALE_DOWN, bare, group_node, run
-from builders.autoscaler_drain import owned_pod, pdb_with_status, scale_downs
+from builders.autoscaler_drain import DISABLED, owned_pod, pdb_with_status, plain_node, scale_downs
 from builders.controllers import deployment
 
 
@@ -152,3 +152,86 @@ def test_scale_down_resumes_exactly_at_the_end_of_the_delay_after_add() -> None:
     r = run(text, until=1200, scale_down_unneeded_time=0)
     assert r.metrics["autoscaler"]["nodesAdded"] == 1
     assert scale_downs(r) == [(600.0, "n2")]
+
+
+# ---- the candidates: planner.categorizeNodes over the scale-down candidates ----
+
+def test_a_node_in_no_group_is_passed_over_not_the_end_of_the_scan() -> None:
+    """Only nodes of a node group are scale-down candidates (``NodeGroupForNode``); a0,
+    in none and first by name, is skipped and n2 (web's pod fits on n1) still goes."""
+    assert removed(plain_node("a0") + SCALE_DOWN + owned_pod("p", "n2")) == 1
+
+
+def test_a_scale_down_disabled_node_is_passed_over_not_the_end_of_the_scan() -> None:
+    """``eligibility.Checker``: a node annotated ``scale-down-disabled: "true"`` is not a
+    candidate; n1 (first by name) carries it, n2 is still checked and goes."""
+    text = (group_node("n1", extra_ann=DISABLED) + group_node("n2")
+            + bare("big", "1500m", 0, node="n1") + owned_pod("p", "n2"))
+    assert removed(text) == 1
+
+
+def test_an_unremovable_node_is_passed_over_not_the_end_of_the_scan() -> None:
+    """n1 (0.5 CPU bare pod: utilization 0.25 but ``NotReplicated``) is unremovable;
+    ``categorizeNodes`` goes on to n2, whose pod fits on n1: n2 goes."""
+    text = (group_node("n1") + group_node("n2") + bare("small", "500m", 0, node="n1")
+            + owned_pod("p", "n2"))
+    assert scale_downs(run(text, until=1200)) == [(600.0, "n2")]
+
+
+def test_a_node_being_deleted_is_not_a_candidate_again() -> None:
+    """With ``--scale-down-unneeded-time 0`` n2 goes at the first scan; its pod takes
+    60 s to exit. Nodes under deletion are left out of the candidates
+    (``filterOutOngoingDeletions``), so the scans at 10..50 do not start its removal
+    again: one scale-down, one node removed."""
+    pod = owned_pod("p", "n2", annotations='kubepreempt.io/exit-after-signal: "60s"')
+    r = run(SCALE_DOWN + pod, until=600, scale_down_unneeded_time=0)
+    assert scale_downs(r) == [(0.0, "n2")]
+    assert r.metrics["autoscaler"]["nodesRemoved"] == 1
+
+
+def test_a_removable_node_is_no_destination_for_the_next_candidates() -> None:
+    """``categorizeNodes`` deletes each removable node from ``podDestinations``. n1
+    (scale-down disabled) is full until its pod ends at 605; n2 and n3 hold 600m each.
+    n2's pod fits on n3, so n2 is removable and no destination: n3's pod fits nowhere,
+    n3 is not unneeded. n2 goes at 600; from 610 (n1 free) n3 is unneeded and goes at
+    1210."""
+    big = bare("big", "1800m", 0, node="n1").replace(
+        "annotations: {}", 'annotations: {kubepreempt.io/duration: "605s"}')
+    text = (group_node("n1", extra_ann=DISABLED) + group_node("n2") + group_node("n3")
+            + big + owned_pod("a", "n2", cpu="600m") + owned_pod("b", "n3", cpu="600m"))
+    assert scale_downs(run(text, until=1800)) == [(600.0, "n2"), (1210.0, "n3")]
+
+
+# ---- core/scaledown/eligibility and unneeded.Nodes ----
+
+def test_an_empty_node_is_underutilized_at_threshold_zero() -> None:
+    """``isNodeAtOrBelowUtilizationThreshold`` (release-1.37: ``Utilization >
+    threshold`` -> not underutilized; eligibility_test "only daemonsets pods on this node
+    (threshold=0)"): at ``--scale-down-utilization-threshold 0`` an empty node (0 <= 0)
+    is underutilized and goes; a node at 0.1 is not."""
+    base = group_node("n1") + group_node("n2") + bare("big", "1500m", 0, node="n1")
+    assert removed(base, scale_down_utilization_threshold=0) == 1
+    assert removed(base + owned_pod("p", "n2"), scale_down_utilization_threshold=0) == 0
+
+
+def test_a_cordoned_node_is_a_candidate_and_no_destination() -> None:
+    """A cordoned (``spec.unschedulable``) node is still a scale-down candidate: the
+    eligibility checks look at the ToBeDeleted taint, the scale-down-disabled
+    annotation and readiness, not at the cordon; the scheduler framework's
+    NodeUnschedulable filter keeps it from being a destination. Cordoned n2's pod fits
+    on n1: n2 goes at 600."""
+    cordoned = group_node("n2").replace("status:", "spec: {unschedulable: true}\nstatus:")
+    text = group_node("n1") + cordoned + bare("big", "1500m", 0, node="n1") \
+        + owned_pod("p", "n2")
+    assert scale_downs(run(text, until=1200)) == [(600.0, "n2")]
+
+
+@pytest.mark.parametrize(("lo", "nodes_removed"), [("1", 2), ("2", 1)])
+def test_the_group_minimum_counts_the_nodes_removed_before(lo: str,
+                                                           nodes_removed: int) -> None:
+    """``unneeded.Nodes.unremovableReason``: ``verifyMinSize`` then
+    ``nodeGroupSize[id]--`` for each node taken. Group of 3 (n1 holds a bare pod, n2 and
+    n3 empty): at min 1 both empty nodes go (3 -> 1), at min 2 only one."""
+    text = (group_node("n1", lo=lo) + group_node("n2", lo=lo) + group_node("n3", lo=lo)
+            + bare("big", "1500m", 0, node="n1"))
+    assert removed(text) == nodes_removed

@@ -28,8 +28,9 @@ from its flags:
 * Scale-down (``ScaleDown``), not within ``--scale-down-delay-after-add`` (10 min) of a
   scale-up: a group node above the group minimum, not annotated
   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
-  larger of requested cpu and memory over allocatable) is below
-  ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
+  larger of requested cpu and memory over allocatable) is at or below
+  ``--scale-down-utilization-threshold`` (0.5; ``isNodeAtOrBelowUtilizationThreshold``)
+  and whose pods can all move, becomes
   unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
   lands there) and cordoned, its pods evicted, the node deleted once they are gone.
@@ -640,8 +641,9 @@ class Autoscaler(Actor):
             if node.annotations.get(SCALE_DOWN_DISABLED) == "true":
                 continue
             idx = c.node_index[node.name]
+            # underutilized means at or below the threshold (release-1.37 eligibility)
             if size[g.name] - 1 < g.min_size or \
-                    self._utilization(idx, held) >= self.opt.scale_down_utilization_threshold:
+                    self._utilization(idx, held) > self.opt.scale_down_utilization_threshold:
                 continue
             trial_free = {k: dict(v) for k, v in free.items() if k not in unneeded}
             trial_budgets = dict(budgets)
