@@ -66,6 +66,7 @@ from __future__ import annotations
 import copy
 import math
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -159,12 +160,15 @@ class NodeGroup:
         return len(self.members) + self.upcoming
 
 
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+
+
 def _int_annotation(node: Node, key: str) -> int | None:
     raw = node.annotations.get(key)
     if raw is None:
         return None
     text = str(raw).strip()
-    if not text.lstrip("-").isdigit():
+    if not _GO_INT.fullmatch(text):  # strconv.Atoi: an optional sign, ASCII digits
         raise InputError(f"annotation {key}: {raw!r} is not an integer", node.source, "Node",
                          node.name)
     value = int(text)
