@@ -89,20 +89,21 @@ def removed(r: SimResult) -> int:
     return r.metrics["autoscaler"]["nodesRemoved"]
 
 
-def test_node_exactly_at_the_utilization_threshold_is_not_underutilized() -> None:
+def test_node_exactly_at_the_utilization_threshold_is_underutilized() -> None:
     """n1 holds a bare 1-CPU pod (it cannot move, so n1 stays); web (1 CPU) lands on n2
     (least allocated) and would fit n1's free CPU. n2's utilization is exactly 1/2:
-    upstream ``isNodeBelowUtilizationThreshold`` (cluster-autoscaler
-    core/scaledown/eligibility/eligibility.go) answers ``utilInfo.Utilization >=
-    threshold`` -> not underutilized, so at the default threshold 0.5 n2 is never
-    unneeded and stays; at 0.51 it is below and removed after the unneeded time.
+    upstream ``isNodeAtOrBelowUtilizationThreshold`` (cluster-autoscaler
+    core/scaledown/eligibility/eligibility.go, release-1.37: ``utilInfo.Utilization >
+    threshold`` -> not underutilized; ``>=`` before "Fix scale-down eligibility when
+    utilization and threshold are zero") -> at the default threshold 0.5 n2 is
+    underutilized and removed after the unneeded time; at 0.49 it is above and stays.
 
-    Kills the mutation ``>=`` -> ``>`` of the threshold comparison in
+    Kills the mutation ``>`` -> ``>=`` of the threshold comparison in
     ``Autoscaler._scale_down``."""
     text = group_node("n1") + group_node("n2") + bare("big", "1", node="n1") \
         + deployment("web", "1")
-    assert removed(run(text)) == 0
-    assert removed(run(text, scale_down_utilization_threshold=0.51)) == 1
+    assert removed(run(text)) == 1
+    assert removed(run(text, scale_down_utilization_threshold=0.49)) == 0
 
 
 def test_kube_system_pod_covered_by_a_pdb_does_not_block_scale_down() -> None:

@@ -28,25 +28,28 @@ from its flags:
 * Scale-down (``ScaleDown``), not within ``--scale-down-delay-after-add`` (10 min) of a
   scale-up: a group node above the group minimum, not annotated
   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
-  larger of requested cpu and memory over allocatable) is below
-  ``--scale-down-utilization-threshold`` (0.5) and whose pods can all move, becomes
+  larger of requested cpu and memory over allocatable) is at or below
+  ``--scale-down-utilization-threshold`` (0.5; ``isNodeAtOrBelowUtilizationThreshold``)
+  and whose pods can all move, becomes
   unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
   lands there) and cordoned, its pods evicted, the node deleted once they are gone.
-  Whether a pod may move follows the drainability rules (``rules.Default``): DaemonSet
-  pods and pods annotated
-  ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` may; otherwise a pod blocks
-  when its ReplicaSet / ReplicationController has fewer replicas than
-  ``--min-replica-count`` (0), when it has no controller or (with
+  Whether a pod may move follows the drainability rules (``rules.Default``): first a
+  pod blocks when its ReplicaSet / ReplicationController has fewer replicas than
+  ``--min-replica-count`` (0); then DaemonSet pods and pods annotated
+  ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` may move; otherwise a pod
+  blocks when it has no controller or (with
   ``--skip-nodes-with-custom-controller-pods``, true) a controller other than a
   ReplicationController, Job, ReplicaSet or StatefulSet, when it is a kube-system pod
   without a PodDisruptionBudget (``--skip-nodes-with-system-pods``, true), when it is
   annotated ``safe-to-evict: "false"``, or when it has a local volume (hostPath, or an
   emptyDir not of medium Memory) not named in its
   ``cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes`` annotation
-  (``--skip-nodes-with-local-storage``, true). A pod also blocks when it would exceed its
-  PodDisruptionBudget or fits on no other node; expendable pods (below the cutoff) are
-  not in the snapshot. Empty nodes go together, at most one non-empty node per loop.
+  (``--skip-nodes-with-local-storage``, true), or when a PodDisruptionBudget covering it
+  has no disruption left (the budgets as they stood before the node: its pods are taken
+  off them once it is found removable, so nodes removed together share them). Any pod
+  that fits on no other node blocks; expendable pods (below the cutoff) are not in the
+  snapshot. Empty nodes go together, at most one non-empty node per loop.
 
 Simplifications (named): a pod "fits" by requests (all resources and the pod count),
 node selector / required node affinity and NoSchedule/NoExecute taints only (no
@@ -63,6 +66,7 @@ from __future__ import annotations
 import copy
 import math
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -156,12 +160,15 @@ class NodeGroup:
         return len(self.members) + self.upcoming
 
 
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+
+
 def _int_annotation(node: Node, key: str) -> int | None:
     raw = node.annotations.get(key)
     if raw is None:
         return None
     text = str(raw).strip()
-    if not text.lstrip("-").isdigit():
+    if not _GO_INT.fullmatch(text):  # strconv.Atoi: an optional sign, ASCII digits
         raise InputError(f"annotation {key}: {raw!r} is not an integer", node.source, "Node",
                          node.name)
     value = int(text)
@@ -546,17 +553,25 @@ class Autoscaler(Actor):
             out = max(out, float(held[idx, j]) / float(c.alloc[idx, j]))
         return out
 
+    def _below_min_replicas(self, pod: Pod) -> bool:
+        """The replicacount rule (``MinReplicasReached``): the pod's ReplicaSet /
+        ReplicationController has fewer replicas than ``--min-replica-count``. In
+        ``rules.Default`` it comes before the interrupting rules, so it holds for
+        ``safe-to-evict: "true"`` pods too; it is left out without
+        ``--skip-nodes-with-custom-controller-pods``."""
+        opt = self.opt
+        if not opt.skip_nodes_with_custom_controller_pods or _owner_kind(pod) not in (
+                "ReplicaSet", "ReplicationController"):
+            return False
+        replicas = self._replicas(pod)
+        return replicas is not None and replicas < opt.min_replica_count
+
     def _blocks(self, pod: Pod, covered: bool) -> bool:
         """The blocking drainability rules (``rules.Default``) in upstream's order, after
         the interrupting ones let DaemonSet and ``safe-to-evict: "true"`` pods through:
-        replicacount, replicated, system, notsafetoevict, localstorage."""
+        replicated, system, notsafetoevict, localstorage (the pdb rule is the caller's)."""
         opt = self.opt
         kind = _owner_kind(pod)
-        if opt.skip_nodes_with_custom_controller_pods and kind in (
-                "ReplicaSet", "ReplicationController"):
-            replicas = self._replicas(pod)
-            if replicas is not None and replicas < opt.min_replica_count:
-                return True  # MinReplicasReached
         if not kind or (opt.skip_nodes_with_custom_controller_pods
                         and kind not in REPLICATED_KINDS):
             return True  # NotReplicated
@@ -584,6 +599,9 @@ class Autoscaler(Actor):
     def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
                  budgets: dict[int, int]) -> bool:
         nodes = {n.name: n for n in self.world.cluster.nodes}
+        # the pdb rule reads the remaining budgets as they were before this node: the
+        # planner's RemovePods takes the node's pods off them only once it is removable
+        before = dict(budgets)
         for pod in pods:
             if pod.terminating or _is_daemonset_pod(pod):
                 continue
@@ -592,11 +610,13 @@ class Autoscaler(Actor):
             covering = [i for i, pdb in enumerate(self.world.cluster.pdbs)
                         if pdb.namespace == pod.namespace and pdb.selector is not None
                         and pdb.selector.matches(pod.labels)]
-            if pod.annotations.get(SAFE_TO_EVICT) != "true" and self._blocks(pod, bool(covering)):
+            if self._below_min_replicas(pod):
                 return False
+            # safe-to-evict "true" is DrainOk: no blocking rule and no pdb rule after it
+            if pod.annotations.get(SAFE_TO_EVICT) != "true" and (
+                    self._blocks(pod, bool(covering)) or any(before[i] < 1 for i in covering)):
+                return False  # a blocking rule, or NotEnoughPdb
             for i in covering:
-                if budgets[i] <= 0:
-                    return False
                 budgets[i] -= 1
             for name, f in free.items():
                 if name != here and _fits_node(pod, nodes[name]) and _fits(pod, f):
@@ -625,8 +645,9 @@ class Autoscaler(Actor):
             if node.annotations.get(SCALE_DOWN_DISABLED) == "true":
                 continue
             idx = c.node_index[node.name]
+            # underutilized means at or below the threshold (release-1.37 eligibility)
             if size[g.name] - 1 < g.min_size or \
-                    self._utilization(idx, held) >= self.opt.scale_down_utilization_threshold:
+                    self._utilization(idx, held) > self.opt.scale_down_utilization_threshold:
                 continue
             trial_free = {k: dict(v) for k, v in free.items() if k not in unneeded}
             trial_budgets = dict(budgets)
