@@ -67,21 +67,25 @@ def test_a_nominee_that_takes_the_room_rejects_the_node_on_the_node_by_node_path
     filtered afresh, and a node holding a counting nominee gets the two-pass check one by
     one. n1 (2 CPUs, empty) holds a higher-priority nominee asking 2 CPUs: with it added
     the 1-CPU pod does not fit (pass 1 of ``RunFilterPluginsWithNominatedPods``), so n1
-    is rejected although it is empty. n2 (2 CPUs, 1 used) is the only feasible node.
+    is rejected although it is empty. n3 (4 CPUs) holds a 1-CPU nominee and still has
+    room: it passes both passes and is feasible, next to n2 (2 CPUs, 1 used). Scoring
+    ignores nominees, so the emptier n3 wins (LeastAllocated, BalancedAllocation).
 
-    Kills ``alive[special] = True`` (a nominee's node also passed without its nominees)."""
+    Kills ``alive[special] = True`` (a nominee's node also passed without its nominees)
+    and the mutants that drop a node passing the node-by-node check."""
     anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "nobody"}},
          "topologyKey": "kubernetes.io/hostname"}]}}}
-    c = cluster_of(node("n1", cpu="2"), node("n2", cpu="2"),
+    c = cluster_of(node("n1", cpu="2"), node("n2", cpu="2"), node("n3", cpu="4"),
                    pod("half", "1", node_name="n2", priority=100),
-                   nominated("vip", "2", "n1", 100),
+                   nominated("vip", "2", "n1", 100), nominated("vip3", "1", "n3", 100),
                    pod("p", "1", priority=10, spec_extra=anti))
     outcome = Scheduler(c).find_feasible(c.pending["default/p"])
-    assert outcome.feasible.tolist() == [1]
+    assert outcome.feasible.tolist() == [1, 2]
     assert outcome.statuses[0].reasons == ("Insufficient cpu",)
+    assert 2 not in outcome.statuses
     d = schedule(c, "default/p")
-    assert (d.result, d.node) == (SCHEDULED, "n2")
+    assert (d.result, d.node) == (SCHEDULED, "n3")
 
 
 def test_nodes_left_out_by_prefilter_are_unresolvable_so_a_nominee_there_preempts_again() -> None:

@@ -26,3 +26,16 @@ def test_the_answer_follows_a_priority_changed_in_place() -> None:
     me.priority = 7
     assert nominator.counting_by_node(me) == {"n2": [peer]}  # equal priority counts
     assert nominator.counting_on("n2", me) == [peer]
+
+
+def test_two_pods_of_equal_priority_get_their_own_answers() -> None:
+    """A pod never counts for itself (``addNominatedPods`` skips the pod's own UID): with
+    ``a`` nominated to n1, nothing counts for ``a`` but ``a`` counts for ``b``, although
+    both have the same priority and no nomination changed in between."""
+    c = cluster_of(node("n1"), pod("a", "1", priority=5), pod("b", "1", priority=5))
+    a, b = c.pending["default/a"], c.pending["default/b"]
+    nominator = Nominator()
+    nominator.add(a, "n1")
+    assert nominator.counting_by_node(a) == {}
+    assert nominator.counting_by_node(b) == {"n1": [a]}
+    assert nominator.counting_by_node(a) == {}
