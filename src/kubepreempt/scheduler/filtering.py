@@ -139,10 +139,16 @@ def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: Cycl
 
 
 def absent_status(filters: list[FilterPlugin]) -> Status:
-    """Status of nodes a PreFilter node-name result left out (upstream wording)."""
+    """Status of nodes a PreFilter node-name result left out (upstream wording).
+
+    Its plugin is the one whose PreFilter returned node names (NodeAffinity, the only one
+    that does): upstream's ``RunPreFilterPlugins`` returns those plugins and
+    ``findNodesThatFitPod`` keeps them in ``Diagnosis.UnschedulablePlugins``, which the
+    queueing hints read, so NodeAffinity's hint requeues the pod when a named node is added.
+    """
     names = sorted(f.name for f in filters if f.name == "NodeAffinity")
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                  (f"node(s) didn't satisfy plugin(s) [{' '.join(names)}]",), "PreFilter")
+                  (f"node(s) didn't satisfy plugin(s) [{' '.join(names)}]",), "NodeAffinity")
 
 
 def add_to_view(state: CycleState, view: NodeView, pod: Pod,
