@@ -232,7 +232,10 @@ class _AffinityParseError(Exception):
 
 
 def _taint_text(t: Taint) -> str:
-    return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+    """The taint as upstream's ``%s`` prints the ``corev1.Taint`` value that
+    ``FindMatchingUntoleratedTaint`` returns: Go's struct form (its ``String`` method is on
+    the pointer), ``timeAdded`` a nil pointer."""
+    return f"{{{t.key} {t.value} {t.effect} <nil>}}"
 
 
 class FlavorAssigner:
