@@ -7,7 +7,7 @@ scheduler's ``nextStartNodeIndex``, which then advances by the number of nodes p
 only those feasible nodes are scored. Upstream filters 16 nodes at a time in parallel, so
 which nodes past the cut-off were also checked varies from run to run; here the walk is
 sequential (deterministic). The walk order is the scheduler cache's node tree: nodes
-round-robin over zones (``topology.kubernetes.io/region`` + ``zone``), zones in order of
+round-robin over zones (region + zone, ``GetZoneKey``), zones in order of
 their first node, nodes by name within a zone (upstream: informer insertion order).
 """
 
@@ -23,11 +23,19 @@ from kubepreempt.snapshot import Snapshot
 
 LABEL_REGION = "topology.kubernetes.io/region"
 LABEL_ZONE = "topology.kubernetes.io/zone"
+LABEL_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
+LABEL_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 
 
 def zone_key(labels: Mapping[str, str]) -> str:
-    """Upstream ``utilnode.GetZoneKey``: region and zone joined; empty without either."""
-    region, zone = labels.get(LABEL_REGION, ""), labels.get(LABEL_ZONE, "")
+    """Upstream ``utilnode.GetZoneKey``: region and zone joined; empty without either.
+
+    The deprecated ``failure-domain.beta`` label wins over the stable one whenever it is
+    present, even empty (upstream looks the stable one up only when the beta key is absent).
+    """
+    zone = labels[LABEL_BETA_ZONE] if LABEL_BETA_ZONE in labels else labels.get(LABEL_ZONE, "")
+    region = labels[LABEL_BETA_REGION] if LABEL_BETA_REGION in labels \
+        else labels.get(LABEL_REGION, "")
     if not region and not zone:
         return ""
     return f"{region}:\x00:{zone}"
@@ -60,7 +68,12 @@ def sample_feasible(cluster: Snapshot, state: CycleState, nodes_to_find, start: 
                     feasible: np.ndarray, statuses: Mapping[int, Status]
                     ) -> tuple[np.ndarray, Mapping[int, Status]]:
     """The feasible nodes a sampled search finds, and the statuses of the nodes it
-    rejected before stopping; advances ``start``."""
+    rejected before stopping; advances ``start``.
+
+    As upstream's ``findNodesThatFitPod``: the walk starts at ``start`` modulo the nodes
+    walked (PreFilter may narrow them), but ``start`` then advances by the nodes processed
+    modulo *all* the cluster's nodes.
+    """
     order = node_tree_order(cluster)
     if state.node_names is not None:  # PreFilter narrowed the nodes: only those are walked
         order = np.array([i for i in order.tolist()
@@ -75,7 +88,7 @@ def sample_feasible(cluster: Snapshot, state: CycleState, nodes_to_find, start: 
     ok[feasible] = True
     found = np.cumsum(ok[walk])
     processed = total if found[-1] <= want else int(np.searchsorted(found, want)) + 1
-    start.value = (first + processed) % total
+    start.value = (start.value + processed) % len(cluster.nodes)
     if processed == total:
         return feasible, statuses
     seen = walk[:processed]
