@@ -152,3 +152,35 @@ def test_score_node_uses_the_configured_strategy() -> None:
     plugin = NodeResourcesFit(ScoringStrategy(MOST_ALLOCATED))
     got = {n: plugin.score_node(state, cluster.node_index[n]) for n in ("node1", "node2")}
     assert got == {"node1": 62, "node2": 50}
+
+
+def test_passes_node_reads_that_nodes_own_row() -> None:
+    """``fitsRequest`` per node: ``len(nodeInfo.Pods())+1 > allowedPodNumber`` and
+    ``allocatable < request + requested`` with *that* node's pods. One empty node first
+    (row 0), then a node with room for exactly one more pod (1 + 1 > 2 is false: fits),
+    a full one (pods 1, one running: "Too many pods") and one whose running pod leaves
+    1 cpu for a 2-cpu pod ("Insufficient cpu")."""
+    cluster, state = _state(
+        node("empty", cpu="4", pods="10"),
+        node("one-slot", cpu="4", pods="2"), pod("r1", "100m", node_name="one-slot"),
+        node("full", cpu="4", pods="1"), pod("r2", "100m", node_name="full"),
+        node("busy-cpu", cpu="4", pods="10"), pod("r3", "3", node_name="busy-cpu"),
+        pod("new", "2"), incoming="new")
+    plugin = NodeResourcesFit()
+    names = ("empty", "one-slot", "full", "busy-cpu")
+    got = {n: plugin.passes_node(state, cluster.node_index[n]) for n in names}
+    assert got == {"empty": True, "one-slot": True, "full": False, "busy-cpu": False}
+    statuses = {n: plugin.filter(state, cluster.node_view(cluster.node_index[n]))
+                for n in names}
+    assert {n: s and s.reasons for n, s in statuses.items()} == {
+        "empty": None, "one-slot": None, "full": ("Too many pods",),
+        "busy-cpu": ("Insufficient cpu",)}
+
+
+def test_passes_node_widens_a_narrower_request_row() -> None:
+    """A resource column the cluster gained after the pod's request row was built (a
+    nominee bringing a new extended resource) is one the pod does not request: upstream's
+    ``fitsRequest`` only checks requested resources, so the verdict is unchanged."""
+    cluster, state = _state(node("n", cpu="4", pods="10"), pod("new", "2"), incoming="new")
+    state.request = state.request[:2].copy()  # only the cpu and memory columns
+    assert NodeResourcesFit().passes_node(state, cluster.node_index["n"]) is True
