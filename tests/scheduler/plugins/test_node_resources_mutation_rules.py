@@ -157,24 +157,24 @@ def test_score_node_uses_the_configured_strategy() -> None:
 def test_passes_node_reads_that_nodes_own_row() -> None:
     """``fitsRequest`` per node: ``len(nodeInfo.Pods())+1 > allowedPodNumber`` and
     ``allocatable < request + requested`` with *that* node's pods. One empty node first
-    (row 0), then a node with room for exactly one more pod (1 + 1 > 2 is false: fits),
-    a full one (pods 1, one running: "Too many pods") and one whose running pod leaves
-    1 cpu for a 2-cpu pod ("Insufficient cpu")."""
+    (row 0; nodes are kept in name order), then a node with room for exactly one more
+    pod (1 + 1 > 2 is false: fits), a full one (pods 1, one running: "Too many pods")
+    and one whose running pod leaves 1 cpu for a 2-cpu pod ("Insufficient cpu")."""
     cluster, state = _state(
-        node("empty", cpu="4", pods="10"),
-        node("one-slot", cpu="4", pods="2"), pod("r1", "100m", node_name="one-slot"),
-        node("full", cpu="4", pods="1"), pod("r2", "100m", node_name="full"),
-        node("busy-cpu", cpu="4", pods="10"), pod("r3", "3", node_name="busy-cpu"),
+        node("a-empty", cpu="4", pods="10"),
+        node("b-one-slot", cpu="4", pods="2"), pod("r1", "100m", node_name="b-one-slot"),
+        node("c-full", cpu="4", pods="1"), pod("r2", "100m", node_name="c-full"),
+        node("d-busy-cpu", cpu="4", pods="10"), pod("r3", "3", node_name="d-busy-cpu"),
         pod("new", "2"), incoming="new")
     plugin = NodeResourcesFit()
-    names = ("empty", "one-slot", "full", "busy-cpu")
+    names = ("a-empty", "b-one-slot", "c-full", "d-busy-cpu")
     got = {n: plugin.passes_node(state, cluster.node_index[n]) for n in names}
-    assert got == {"empty": True, "one-slot": True, "full": False, "busy-cpu": False}
+    assert got == {"a-empty": True, "b-one-slot": True, "c-full": False, "d-busy-cpu": False}
     statuses = {n: plugin.filter(state, cluster.node_view(cluster.node_index[n]))
                 for n in names}
     assert {n: s and s.reasons for n, s in statuses.items()} == {
-        "empty": None, "one-slot": None, "full": ("Too many pods",),
-        "busy-cpu": ("Insufficient cpu",)}
+        "a-empty": None, "b-one-slot": None, "c-full": ("Too many pods",),
+        "d-busy-cpu": ("Insufficient cpu",)}
 
 
 def test_passes_node_widens_a_narrower_request_row() -> None:
