@@ -200,7 +200,7 @@ class NodeResourcesFit(FilterPlugin, ScorePlugin):
         groups: dict[int, tuple[list[int], list[bool]]] = {}
         for i in nodes.tolist():
             alloc, used = cluster.alloc[i].tolist(), cluster.requested[i].tolist()
-            if min(used) < 0 and used[PODS] >= _INT64_MAX or min(alloc) < 0:
+            if min(used) < 0 or used[PODS] >= _INT64_MAX or min(alloc) < 0:
                 return None
             fail = [r > 0 and r > a - u for r, a, u in zip(req, alloc, used, strict=True)]
             fail[PODS] = used[PODS] + 1 > alloc[PODS]
