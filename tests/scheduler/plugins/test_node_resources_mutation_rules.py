@@ -15,6 +15,7 @@ from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.decide import SCHEDULED, UNSCHEDULABLE, schedule
 from kubepreempt.scheduler.framework import Code, CycleState
 from kubepreempt.scheduler.plugins.node_resources import (
+    IGNORED_KEY,
     SMALL,
     NodeResourcesFit,
     is_extended_resource,
@@ -184,3 +185,19 @@ def test_passes_node_widens_a_narrower_request_row() -> None:
     cluster, state = _state(node("n", cpu="4", pods="10"), pod("new", "2"), incoming="new")
     state.request = state.request[:2].copy()  # only the cpu and memory columns
     assert NodeResourcesFit().passes_node(state, cluster.node_index["n"]) is True
+
+
+def test_widened_request_row_keeps_ignored_resources_ignored() -> None:
+    """fit_test.go "skip checking ignored extended resource" (``ignoredResources``): an
+    ignored extended resource is never checked, also when the pod's request row is
+    rebuilt for columns the cluster gained during the cycle (the ignored columns are
+    kept in the cycle state and applied again)."""
+    cluster, state = _state(node("n", cpu="4", pods="10", **{"example.com/foo": "0"}),
+                            pod("new", "1", **{"example.com/foo": "5"}), incoming="new")
+    plugin = NodeResourcesFit(ignored_resources=frozenset({"example.com/foo"}))
+    row, ignored = plugin.request_row(cluster, state.pod)
+    assert ignored  # the example.com/foo column
+    state.data[IGNORED_KEY] = ignored
+    state.request = row[:2].copy()  # built before the extended column existed
+    assert plugin.passes_node(state, cluster.node_index["n"]) is True
+    assert plugin.filter(state, cluster.node_view(cluster.node_index["n"])) is None
