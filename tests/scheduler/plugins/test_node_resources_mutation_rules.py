@@ -15,6 +15,7 @@ from kubepreempt.api.priority import PriorityResolver
 from kubepreempt.decide import SCHEDULED, UNSCHEDULABLE, schedule
 from kubepreempt.scheduler.framework import Code, CycleState
 from kubepreempt.scheduler.plugins.node_resources import (
+    IGNORED_KEY,
     SMALL,
     NodeResourcesFit,
     is_extended_resource,
@@ -152,3 +153,51 @@ def test_score_node_uses_the_configured_strategy() -> None:
     plugin = NodeResourcesFit(ScoringStrategy(MOST_ALLOCATED))
     got = {n: plugin.score_node(state, cluster.node_index[n]) for n in ("node1", "node2")}
     assert got == {"node1": 62, "node2": 50}
+
+
+def test_passes_node_reads_that_nodes_own_row() -> None:
+    """``fitsRequest`` per node: ``len(nodeInfo.Pods())+1 > allowedPodNumber`` and
+    ``allocatable < request + requested`` with *that* node's pods. One empty node first
+    (row 0; nodes are kept in name order), then a node with room for exactly one more
+    pod (1 + 1 > 2 is false: fits), a full one (pods 1, one running: "Too many pods")
+    and one whose running pod leaves 1 cpu for a 2-cpu pod ("Insufficient cpu")."""
+    cluster, state = _state(
+        node("a-empty", cpu="4", pods="10"),
+        node("b-one-slot", cpu="4", pods="2"), pod("r1", "100m", node_name="b-one-slot"),
+        node("c-full", cpu="4", pods="1"), pod("r2", "100m", node_name="c-full"),
+        node("d-busy-cpu", cpu="4", pods="10"), pod("r3", "3", node_name="d-busy-cpu"),
+        pod("new", "2"), incoming="new")
+    plugin = NodeResourcesFit()
+    names = ("a-empty", "b-one-slot", "c-full", "d-busy-cpu")
+    got = {n: plugin.passes_node(state, cluster.node_index[n]) for n in names}
+    assert got == {"a-empty": True, "b-one-slot": True, "c-full": False, "d-busy-cpu": False}
+    statuses = {n: plugin.filter(state, cluster.node_view(cluster.node_index[n]))
+                for n in names}
+    assert {n: s and s.reasons for n, s in statuses.items()} == {
+        "a-empty": None, "b-one-slot": None, "c-full": ("Too many pods",),
+        "d-busy-cpu": ("Insufficient cpu",)}
+
+
+def test_passes_node_widens_a_narrower_request_row() -> None:
+    """A resource column the cluster gained after the pod's request row was built (a
+    nominee bringing a new extended resource) is one the pod does not request: upstream's
+    ``fitsRequest`` only checks requested resources, so the verdict is unchanged."""
+    cluster, state = _state(node("n", cpu="4", pods="10"), pod("new", "2"), incoming="new")
+    state.request = state.request[:2].copy()  # only the cpu and memory columns
+    assert NodeResourcesFit().passes_node(state, cluster.node_index["n"]) is True
+
+
+def test_widened_request_row_keeps_ignored_resources_ignored() -> None:
+    """fit_test.go "skip checking ignored extended resource" (``ignoredResources``): an
+    ignored extended resource is never checked, also when the pod's request row is
+    rebuilt for columns the cluster gained during the cycle (the ignored columns are
+    kept in the cycle state and applied again)."""
+    cluster, state = _state(node("n", cpu="4", pods="10", **{"example.com/foo": "0"}),
+                            pod("new", "1", **{"example.com/foo": "5"}), incoming="new")
+    plugin = NodeResourcesFit(ignored_resources=frozenset({"example.com/foo"}))
+    row, ignored = plugin.request_row(cluster, state.pod)
+    assert ignored  # the example.com/foo column
+    state.data[IGNORED_KEY] = ignored
+    state.request = row[:2].copy()  # built before the extended column existed
+    assert plugin.passes_node(state, cluster.node_index["n"]) is True
+    assert plugin.filter(state, cluster.node_view(cluster.node_index["n"])) is None
