@@ -24,6 +24,7 @@ from kubepreempt.scheduler.plugins.pod_topology_spread import (
     DefaultConstraint,
     PodTopologySpread,
     is_schedulable_after_node_change,
+    spread_scores,
 )
 from kubepreempt.scheduler.queue.events import NODE_ADD, ClusterEvent
 
@@ -245,3 +246,45 @@ def test_add_pod_updates_every_constraint_it_matches() -> None:
     plugin.add_pod(state, _on("node-x", {"foo": ""}), cluster.node_view(1))
     # zone (nodeAffinityPolicy Honor) leaves out node-x, whose disk is hdd; rack counts it.
     assert state.data[plugin.name].counts == [{"zone1": 0}, {"r1": 0, "r2": 1}]
+
+
+def test_a_node_missing_the_first_constraints_key_fails_on_both_paths() -> None:
+    """Filter: a node without a constraint's topology key is UnschedulableAndUnresolvable
+    (missing required label), whichever constraint it is; the vector path agrees."""
+    nodes = [make_node("node-a", {"zone": "zone1", "rack": "r1"}),
+             make_node("node-b", {"rack": "r1"}),
+             make_node("node-c", {"zone": "zone1"})]
+    cluster = make_cluster(nodes)
+    pod = make_pod("p", labels={"foo": ""}, spread=[sc(1, "zone", selector=FOO),
+                                                    sc(1, "rack", selector=FOO)])
+    plugin = PodTopologySpread()
+    state = new_state(pod, cluster)
+    assert plugin.pre_filter(state) is None
+    unres = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    assert _codes(plugin, state, cluster) == [None, unres, unres]
+    vec = {i: st.code for bad, st in plugin.filter_nodes(state, np.arange(3, dtype=np.int64))
+           for i in bad.tolist()}
+    assert vec == {1: unres, 2: unres}
+
+
+def test_system_default_zone_missing_label_is_the_empty_value() -> None:
+    """System defaults do not require the key (``requireAllTopologies`` false): a node
+    without ``zone`` is the pair ``zone=""`` in PreScore (``node.Labels[key]``), the same
+    domain as a node labelled ``zone: ""``; Score skips the constraint for the unlabelled
+    node. Domains "" and z1: weight log(4); "" holds 2 foo pods (on node2), z1 1:
+    raw 2*log 4 + 4 -> 7, 0, 1*log 4 + 4 -> 5; normalised 0, 100, 28."""
+    nodes = [make_node("node1", {"zone": ""}), make_node("node2"),
+             make_node("node3", {"zone": "z1"})]
+    pods = [_on("node2", {"foo": ""}), _on("node2", {"foo": ""}), _on("node3", {"foo": ""})]
+    cluster = make_cluster(nodes, pods)
+    pod = make_pod("p", spread=[sc(5, "zone", "ScheduleAnyway", FOO)])
+    got = spread_scores(pod, cluster, np.arange(3, dtype=np.int64), (pod.spread, True))
+    assert got.tolist() == [0, 100, 28]
+
+
+def test_score_without_soft_constraints_is_int64_zero() -> None:
+    """Only DoNotSchedule constraints: PreScore Skips and every node scores 0 (int64)."""
+    cluster = make_cluster(_zone_nodes())
+    got = _scores(cluster, make_pod("p", spread=[sc(1, "zone", selector=FOO)]))
+    assert got.dtype == np.int64
+    assert got.tolist() == [0, 0, 0, 0]
