@@ -288,3 +288,32 @@ def test_score_without_soft_constraints_is_int64_zero() -> None:
     got = _scores(cluster, make_pod("p", spread=[sc(1, "zone", selector=FOO)]))
     assert got.dtype == np.int64
     assert got.tolist() == [0, 0, 0, 0]
+
+
+def test_each_node_gets_the_first_failing_constraints_status_only() -> None:
+    """Filter checks the constraints in order and returns at the first failure: node-b
+    lacks zone (missing label) though its rack is also too full; node-a and node-c fail
+    zone's skew (zone1 2 + 1 - 0 = 3) before rack's; node-x fits both."""
+    nodes = [make_node("node-a", {"zone": "zone1", "rack": "r1"}),
+             make_node("node-b", {"rack": "r2"}),
+             make_node("node-c", {"zone": "zone1", "rack": "r2"}),
+             make_node("node-x", {"zone": "zone2", "rack": "r1"})]
+    cluster = make_cluster(nodes, [_on("node-c", {"foo": ""}), _on("node-c", {"foo": ""})])
+    pod = make_pod("p", labels={"foo": ""}, spread=[sc(1, "zone", selector=FOO),
+                                                    sc(1, "rack", selector=FOO)])
+    plugin = PodTopologySpread()
+    state = new_state(pod, cluster)
+    assert plugin.pre_filter(state) is None
+    unres = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    assert _codes(plugin, state, cluster) == [UNSCHED, unres, UNSCHED, None]
+    listed = [(i, st.code) for bad, st in plugin.filter_nodes(state, np.arange(4, dtype=np.int64))
+              for i in bad.tolist()]
+    assert sorted(listed) == [(0, UNSCHED), (1, unres), (2, UNSCHED)]
+
+
+def test_system_defaults_without_a_default_selector_skip_scoring() -> None:
+    """A pod without constraints and no Service or controller selecting it: the default
+    selector is empty, ``buildDefaultConstraints`` gives none and PreScore Skips."""
+    cluster = make_cluster(_zone_nodes(), [_on("node-a", {"foo": ""})])
+    assert spread_scores(make_pod("p", labels={"foo": ""}), cluster,
+                         np.arange(4, dtype=np.int64)) is None
