@@ -317,3 +317,28 @@ def test_system_defaults_without_a_default_selector_skip_scoring() -> None:
     cluster = make_cluster(_zone_nodes(), [_on("node-a", {"foo": ""})])
     assert spread_scores(make_pod("p", labels={"foo": ""}), cluster,
                          np.arange(4, dtype=np.int64)) is None
+
+
+def test_hostname_constraint_counts_each_nodes_own_pods() -> None:
+    """Score: for ``kubernetes.io/hostname`` the count is the node's own matching pods
+    and the weight is log(scored nodes + 2), not per label value (two nodes here share a
+    hostname value): raw round(2 log 5) = 3, 0, 0 -> 0, 100, 100."""
+    host = "kubernetes.io/hostname"
+    nodes = [make_node("n1", {host: "h"}), make_node("n2", {host: "h"}),
+             make_node("n3", {host: "h3"})]
+    cluster = make_cluster(nodes, [_on("n1", {"foo": ""}), _on("n1", {"foo": ""})])
+    got = _scores(cluster, make_pod("p", spread=[sc(1, host, "ScheduleAnyway", FOO)]))
+    assert got.tolist() == [0, 100, 100]
+
+
+def test_own_soft_constraints_ignore_nodes_missing_any_key() -> None:
+    """The pod's own constraints require every topology key (``requireAllTopologies``):
+    node-b, without zone, is ignored (score 0) and leaves the normalisation; node-a
+    (zone1 1 pod, rack r1 1 pod) raw round(log 4 + log 4) = 3, node-x 0 -> 0, 0, 100."""
+    nodes = [make_node("node-a", {"zone": "zone1", "rack": "r1"}),
+             make_node("node-b", {"rack": "r1"}),
+             make_node("node-x", {"zone": "zone2", "rack": "r2"})]
+    cluster = make_cluster(nodes, [_on("node-a", {"foo": ""})])
+    pod = make_pod("p", spread=[sc(1, "zone", "ScheduleAnyway", FOO),
+                                sc(1, "rack", "ScheduleAnyway", FOO)])
+    assert _scores(cluster, pod).tolist() == [0, 0, 100]
