@@ -342,3 +342,23 @@ def test_own_soft_constraints_ignore_nodes_missing_any_key() -> None:
     pod = make_pod("p", spread=[sc(1, "zone", "ScheduleAnyway", FOO),
                                 sc(1, "rack", "ScheduleAnyway", FOO)])
     assert _scores(cluster, pod).tolist() == [0, 0, 100]
+
+
+def test_system_and_own_constraints_count_different_nodes_in_one_snapshot() -> None:
+    """The same hostname + zone constraints as system defaults (every node counts, none
+    is ignored) and as the pod's own (``requireAllTopologies``: n2, without a hostname
+    label, is ignored and its pod not counted), scored over one snapshot.
+    System: weights log 6 (4 nodes) and log 4 (z1, z2), zone counts z1 2, z2 1:
+    raw 5, 3, 1, 3 -> 20, 60, 100, 60. Own: weights log 5 (3 nodes) and log 4, zone
+    counts z1 1, z2 1: raw 3, -, 1, 3 -> 33, 0, 100, 33."""
+    host = "kubernetes.io/hostname"
+    nodes = [make_node("n1", {host: "n1", "zone": "z1"}), make_node("n2", {"zone": "z1"}),
+             make_node("n3", {host: "n3", "zone": "z2"}),
+             make_node("n4", {host: "n4", "zone": "z2"})]
+    cluster = make_cluster(nodes, [_on("n1", {"foo": ""}), _on("n2", {"foo": ""}),
+                                   _on("n4", {"foo": ""})])
+    pod = make_pod("p", spread=[sc(1, host, "ScheduleAnyway", FOO),
+                                sc(1, "zone", "ScheduleAnyway", FOO)])
+    idx = np.arange(4, dtype=np.int64)
+    assert spread_scores(pod, cluster, idx, (pod.spread, True)).tolist() == [20, 60, 100, 60]
+    assert spread_scores(pod, cluster, idx, (pod.spread, False)).tolist() == [33, 0, 100, 33]
