@@ -341,7 +341,9 @@ def test_own_soft_constraints_ignore_nodes_missing_any_key() -> None:
     cluster = make_cluster(nodes, [_on("node-a", {"foo": ""})])
     pod = make_pod("p", spread=[sc(1, "zone", "ScheduleAnyway", FOO),
                                 sc(1, "rack", "ScheduleAnyway", FOO)])
-    assert _scores(cluster, pod).tolist() == [0, 0, 100]
+    got = _scores(cluster, pod)
+    assert got.dtype == np.int64
+    assert got.tolist() == [0, 0, 100]
 
 
 def test_system_and_own_constraints_count_different_nodes_in_one_snapshot() -> None:
