@@ -24,6 +24,7 @@ from kubepreempt.scheduler.plugins.pod_topology_spread import (
     DefaultConstraint,
     PodTopologySpread,
     is_schedulable_after_node_change,
+    pre_filter_state,
     spread_scores,
 )
 from kubepreempt.scheduler.queue.events import NODE_ADD, ClusterEvent
@@ -364,3 +365,58 @@ def test_system_and_own_constraints_count_different_nodes_in_one_snapshot() -> N
     idx = np.arange(4, dtype=np.int64)
     assert spread_scores(pod, cluster, idx, (pod.spread, True)).tolist() == [20, 60, 100, 60]
     assert spread_scores(pod, cluster, idx, (pod.spread, False)).tolist() == [33, 0, 100, 33]
+
+
+def _filter_codes(pod, cluster) -> list:
+    plugin = PodTopologySpread()
+    state = new_state(pod, cluster)
+    assert plugin.pre_filter(state) is None
+    return _codes(plugin, state, cluster)
+
+
+def test_inclusion_policies_are_per_pod_in_one_snapshot() -> None:
+    """``matchNodeInclusionPolicies`` reads each pod's own nodeSelector, required node
+    affinity and tolerations: pods differing only there, prefiltered over one snapshot,
+    count different nodes. zone1 holds 2 foo pods, both on node-b (hdd, tainted)."""
+    nodes = [make_node("node-a", {"zone": "zone1", "disk": "ssd"}),
+             make_node("node-b", {"zone": "zone1", "disk": "hdd"},
+                       taints=[("dedicated", "hdd", "NoSchedule")]),
+             make_node("node-x", {"zone": "zone2", "disk": "ssd"}),
+             make_node("node-y", {"zone": "zone2", "disk": "hdd"},
+                       taints=[("dedicated", "hdd", "NoSchedule")])]
+    cluster = make_cluster(nodes, [_on("node-b", {"foo": ""}), _on("node-b", {"foo": ""})])
+    zone = [sc(1, "zone", selector=FOO)]
+    fits = [None] * 4
+    full = [UNSCHED, UNSCHED, None, None]  # zone1 2 + 1 - 0 = 3 > 1
+    # nodeAffinityPolicy Honor (default), by nodeSelector: ssd nodes count 0 in zone1.
+    assert _filter_codes(make_pod("s", labels={"foo": ""}, node_selector={"disk": "ssd"},
+                                  spread=zone), cluster) == fits
+    assert _filter_codes(make_pod("h", labels={"foo": ""}, node_selector={"disk": "hdd"},
+                                  spread=zone), cluster) == full
+
+    def required(disk: str) -> dict:
+        return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "disk", "operator": "In", "values": [disk]}]}]}}
+
+    # ... by required node affinity.
+    assert _filter_codes(make_pod("as", labels={"foo": ""}, node_affinity=required("ssd"),
+                                  spread=zone), cluster) == fits
+    assert _filter_codes(make_pod("ah", labels={"foo": ""}, node_affinity=required("hdd"),
+                                  spread=zone), cluster) == full
+    # nodeTaintsPolicy Honor: only a pod tolerating the taint counts the tainted nodes.
+    honor = [sc(1, "zone", selector=FOO, ntp="Honor")]
+    tolerate = [{"key": "dedicated", "operator": "Equal", "value": "hdd",
+                 "effect": "NoSchedule"}]
+    assert _filter_codes(make_pod("t0", labels={"foo": ""}, spread=honor), cluster) == fits
+    assert _filter_codes(make_pod("t1", labels={"foo": ""}, spread=honor,
+                                  tolerations=tolerate), cluster) == full
+
+
+def test_prefilter_state_reads_the_pods_own_constraints_by_default() -> None:
+    """``calPreFilterState`` with no List defaults given: the pod's DoNotSchedule
+    constraints, zone1 1 foo pod, zone2 0 (``whatif advise`` calls it this way)."""
+    cluster = make_cluster(_zone_nodes(), [_on("node-a", {"foo": ""})])
+    pod = make_pod("p", labels={"foo": ""}, spread=[sc(1, "zone", selector=FOO),
+                                                    sc(1, "zone", "ScheduleAnyway", FOO)])
+    s = pre_filter_state(pod, cluster)
+    assert s is not None and s.counts == [{"zone1": 1, "zone2": 0}]
