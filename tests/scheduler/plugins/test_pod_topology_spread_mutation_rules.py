@@ -420,3 +420,32 @@ def test_prefilter_state_reads_the_pods_own_constraints_by_default() -> None:
                                                     sc(1, "zone", "ScheduleAnyway", FOO)])
     s = pre_filter_state(pod, cluster)
     assert s is not None and s.counts == [{"zone1": 1, "zone2": 0}]
+
+
+def test_match_labels_selector_counts_only_live_pods_of_the_namespace() -> None:
+    """``countPodsMatchSelector`` skips terminating pods and pods of other namespaces,
+    for a matchLabels selector too: zone1 counts 1 (node-a's live default pod), zone2 0."""
+    pods = [make_pod(node="node-a", labels={"app": "web"}),
+            make_pod(node="node-a", labels={"app": "web"}, deleting=True),
+            make_pod(node="node-x", ns="other", labels={"app": "web"}),
+            make_pod(node="node-x", labels={"app": "db"})]
+    cluster = make_cluster(_zone_nodes(), pods)
+    pod = make_pod("p", labels={"app": "web"},
+                   spread=[sc(1, "zone", selector={"matchLabels": {"app": "web"}})])
+    s = pre_filter_state(pod, cluster)
+    assert s is not None and s.counts == [{"zone1": 1, "zone2": 0}]
+
+
+def test_counts_survive_a_change_log_trim() -> None:
+    """The snapshot trims its change log past 1,000,000 entries and starts a new epoch;
+    matching-pod counts kept from before are then recounted: after binding a foo pod to
+    node-x across the trim, zone2 counts 1."""
+    cluster = make_cluster(_zone_nodes(), [_on("node-a", {"foo": ""})])
+    pod = make_pod("p", labels={"foo": ""}, spread=[sc(1, "zone", selector=FOO)])
+    assert pre_filter_state(pod, cluster).counts == [{"zone1": 1, "zone2": 0}]
+    cluster.change_log.extend([0] * (1_000_000 - len(cluster.change_log)))
+    epoch = cluster.change_epoch
+    added = _on("node-x", {"foo": ""})
+    cluster.bind(added, added.node_name)
+    assert cluster.change_epoch == epoch + 1
+    assert pre_filter_state(pod, cluster).counts == [{"zone1": 1, "zone2": 1}]
