@@ -449,3 +449,19 @@ def test_counts_survive_a_change_log_trim() -> None:
     cluster.bind(added, added.node_name)
     assert cluster.change_epoch == epoch + 1
     assert pre_filter_state(pod, cluster).counts == [{"zone1": 1, "zone2": 1}]
+
+
+def test_one_constraint_scores_per_topology_key_in_one_snapshot() -> None:
+    """The same selector spread by zone and then by rack over one snapshot: each pod
+    counts per its own key's domains. foo pods: node-a 2 (zone1, r1), node-x 1 (zone2,
+    r1). Zone: raw round(2 log 4) = 3, 3, 1, 1 -> 33, 33, 100, 100; rack (r1 3, r2 0):
+    raw round(3 log 4) = 4, 0, 4, 0 -> 0, 100, 0, 100."""
+    nodes = [make_node(n, {"zone": z, "rack": r}) for n, z, r in (
+        ("node-a", "zone1", "r1"), ("node-b", "zone1", "r2"),
+        ("node-x", "zone2", "r1"), ("node-y", "zone2", "r2"))]
+    cluster = make_cluster(nodes, [_on("node-a", {"foo": ""}), _on("node-a", {"foo": ""}),
+                                   _on("node-x", {"foo": ""})])
+    zone = make_pod("z", spread=[sc(1, "zone", "ScheduleAnyway", FOO)])
+    rack = make_pod("r", spread=[sc(1, "rack", "ScheduleAnyway", FOO)])
+    assert _scores(cluster, zone).tolist() == [33, 33, 100, 100]
+    assert _scores(cluster, rack).tolist() == [0, 100, 0, 100]
