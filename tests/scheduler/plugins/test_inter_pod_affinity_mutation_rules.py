@@ -442,7 +442,9 @@ def test_node_score_sums_every_topology_key_of_the_node() -> None:
     pod = make_pod(labels=S1, **STAY_S1_AWAY_S2)
     assert topology_scores(pod, cluster) == {"region": {"China": 8}, "az": {"az1": -5}}
     assert reference_node_scores(pod, cluster).tolist() == [3, 0]
-    assert node_scores(pod, cluster).tolist() == [3, 0]
+    raw = node_scores(pod, cluster)
+    assert raw.dtype == np.int64
+    assert raw.tolist() == [3, 0]
 
 
 def test_hard_weight_zero_leaves_the_topology_map_empty() -> None:
