@@ -242,3 +242,30 @@ def test_one_milli_of_undeclared_usage_is_above_nominal() -> None:
     st = _queue(objs, "a", {("other", "cpu"): 1}, CURRENT)
     assert not st.within_nominal({("other", "cpu")})
     assert st.within_nominal({("default", "cpu")})
+
+
+# ---- a Cohort object met first as another's parent -------------------------------------------
+
+
+def _cohort(name: str, parent: str = "", cpu: tuple[str, str] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"parentName": parent} if parent else {}
+    if cpu is not None:
+        spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [
+            {"name": "default", "resources": [
+                {"name": "cpu", "nominalQuota": cpu[0], "lendingLimit": cpu[1]}]}]}]
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
+            "metadata": {"name": name}, "spec": spec}
+
+
+def test_a_parent_cohorts_lending_limit_counts_whatever_the_object_order() -> None:
+    """``accumulateFromChild``: a cohort passes up its subtree quota minus its
+    ``localQuota`` (``max(0, SubtreeQuota - lendingLimit)``). ``mid`` has 10 CPUs and
+    lends at most 4, so ``root`` holds 4 and a queue of ``root`` with no quota of its own
+    has 4 available -- also when ``leaf`` (a child of ``mid``) comes first in the input."""
+    objs = [flavor("default"), _cohort("leaf", "mid"), _cohort("mid", "root", ("10", "4")),
+            _cohort("root"), cq("q", [("default", {"cpu": "0"})], cohort="leaf"),
+            cq("other", [("default", {"cpu": "0"})], cohort="root")]
+    snap = _snap(objs, CURRENT)
+    assert snap.cohorts["root"].subtree[("default", "cpu")] == 4000
+    assert snap.cqs["other"].available(("default", "cpu")) == 4000
+    assert snap.cqs["q"].available(("default", "cpu")) == 10000
