@@ -269,3 +269,25 @@ def test_a_parent_cohorts_lending_limit_counts_whatever_the_object_order() -> No
     assert snap.cohorts["root"].subtree[("default", "cpu")] == 4000
     assert snap.cqs["other"].available(("default", "cpu")) == 4000
     assert snap.cqs["q"].available(("default", "cpu")) == 10000
+
+
+# ---- IsBorrowing / guaranteedQuota (v0.7) -----------------------------------------------------
+
+
+def test_is_borrowing_and_guaranteed_quota() -> None:
+    """v0.7 ``ClusterQueue.IsBorrowing``: false without a cohort; else true when some
+    resource's usage is above its nominal quota (at nominal is not borrowing).
+    ``guaranteedQuota``: nominal minus lendingLimit with the LendingLimit gate, else 0."""
+    fr = ("default", "cpu")
+    assert not _queue([flavor("default"), cq("lone", [("default", {"cpu": "1"})])], "lone",
+                      {fr: 2000}).is_borrowing()
+    pair = [flavor("default"),
+            cq("a", [("default", {"memory": "1", "cpu": "1"})], cohort="c"),
+            cq("b", [("default", {"memory": "1", "cpu": "1"})], cohort="c")]
+    assert not _queue(pair, "a", {fr: 1000}).is_borrowing()
+    assert _queue(pair, "a", {fr: 1001}).is_borrowing()
+    snap = _snap(_lending_cohort())
+    assert snap.cqs["a"].guaranteed_quota("default", "cpu") == 6000
+    assert snap.cqs["b"].guaranteed_quota("default", "cpu") == 0
+    gate_off = _snap(_lending_cohort()[1:])
+    assert gate_off.cqs["a"].guaranteed_quota("default", "cpu") == 0
