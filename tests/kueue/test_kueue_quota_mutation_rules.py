@@ -291,3 +291,19 @@ def test_is_borrowing_and_guaranteed_quota() -> None:
     assert snap.cqs["b"].guaranteed_quota("default", "cpu") == 0
     gate_off = _snap(_lending_cohort()[1:])
     assert gate_off.cqs["a"].guaranteed_quota("default", "cpu") == 0
+
+
+def test_usage_of_an_undeclared_flavor_starts_from_zero_up_the_tree() -> None:
+    """``addUsage``: ``Usage[fr] = Usage[fr] + val`` from Go's zero for a new entry; a
+    queue with no local quota there passes it all to its cohort. Current Kueue charges a
+    workload's usage of a flavor its queue does not declare, so 1 CPU of ``other`` is
+    1 CPU used by the queue and by its cohort."""
+    objs = [flavor("default"), flavor("other"),
+            cq("a", [("default", {"cpu": "1"})], cohort="c"),
+            cq("b", [("default", {"cpu": "1"})], cohort="c"),
+            wl("w", admitted="a", flavors={"cpu": "other"})]
+    inp = inputs(objs, CURRENT)
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, inp.workloads.values(),
+                    inp.config, inp.cohorts)
+    assert snap.cqs["a"].used("other", "cpu") == 1000
+    assert snap.cohorts["c"].usage[("other", "cpu")] == 1000
