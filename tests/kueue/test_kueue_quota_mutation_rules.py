@@ -307,3 +307,39 @@ def test_usage_of_an_undeclared_flavor_starts_from_zero_up_the_tree() -> None:
                     inp.config, inp.cohorts)
     assert snap.cqs["a"].used("other", "cpu") == 1000
     assert snap.cohorts["c"].usage[("other", "cpu")] == 1000
+
+
+# ---- workload.Info's pod counts ---------------------------------------------------------------
+
+
+def _info(body: dict[str, Any], reclaimable: int | None = None) -> tuple[int, dict[str, int]]:
+    if reclaimable is not None:
+        body.setdefault("status", {})["reclaimablePods"] = [{"name": "main",
+                                                             "count": reclaimable}]
+    (ps,) = workload_info(inputs([body], CURRENT).workloads["default/w"], "q").total_requests
+    return ps.count, ps.requests
+
+
+def test_more_reclaimable_pods_than_pods_leave_nothing() -> None:
+    """``podSetsCountsAfterReclaim``: ``count -= min(reclaimable, count)`` (a reclaimable
+    count may transiently exceed the pod count): 2 pods with 3 reclaimable are 0 pods
+    requesting nothing."""
+    body = wl("w", pod_sets=[{"name": "main", "count": 2, "template": {"spec": {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}])
+    assert _info(body, 3) == (0, {"cpu": 0})
+
+
+def test_an_admission_without_count_takes_the_pod_sets_count() -> None:
+    """``totalRequestsFromAdmission``: ``Count: ptr.Deref(psa.Count, totalCounts[name])``.
+    4 pods admitted with 4 CPUs of resourceUsage and no count: 4 pods; with one pod
+    reclaimable the usage is scaled to 4000m / 4 * 3 = 3000m on 3 pods."""
+    def admitted() -> dict[str, Any]:
+        body = wl("w", pod_sets=[{"name": "main", "count": 4, "template": {"spec": {
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}],
+            admitted="q")
+        psa = body["status"]["admission"]["podSetAssignments"][0]
+        del psa["count"]
+        psa["resourceUsage"] = {"cpu": "4"}
+        return body
+    assert _info(admitted()) == (4, {"cpu": 4000})
+    assert _info(admitted(), 1) == (3, {"cpu": 3000})
