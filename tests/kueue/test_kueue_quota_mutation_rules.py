@@ -242,3 +242,104 @@ def test_one_milli_of_undeclared_usage_is_above_nominal() -> None:
     st = _queue(objs, "a", {("other", "cpu"): 1}, CURRENT)
     assert not st.within_nominal({("other", "cpu")})
     assert st.within_nominal({("default", "cpu")})
+
+
+# ---- a Cohort object met first as another's parent -------------------------------------------
+
+
+def _cohort(name: str, parent: str = "", cpu: tuple[str, str] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"parentName": parent} if parent else {}
+    if cpu is not None:
+        spec["resourceGroups"] = [{"coveredResources": ["cpu"], "flavors": [
+            {"name": "default", "resources": [
+                {"name": "cpu", "nominalQuota": cpu[0], "lendingLimit": cpu[1]}]}]}]
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
+            "metadata": {"name": name}, "spec": spec}
+
+
+def test_a_parent_cohorts_lending_limit_counts_whatever_the_object_order() -> None:
+    """``accumulateFromChild``: a cohort passes up its subtree quota minus its
+    ``localQuota`` (``max(0, SubtreeQuota - lendingLimit)``). ``mid`` has 10 CPUs and
+    lends at most 4, so ``root`` holds 4 and a queue of ``root`` with no quota of its own
+    has 4 available -- also when ``leaf`` (a child of ``mid``) comes first in the input."""
+    objs = [flavor("default"), _cohort("leaf", "mid"), _cohort("mid", "root", ("10", "4")),
+            _cohort("root"), cq("q", [("default", {"cpu": "0"})], cohort="leaf"),
+            cq("other", [("default", {"cpu": "0"})], cohort="root")]
+    snap = _snap(objs, CURRENT)
+    assert snap.cohorts["root"].subtree[("default", "cpu")] == 4000
+    assert snap.cqs["other"].available(("default", "cpu")) == 4000
+    assert snap.cqs["q"].available(("default", "cpu")) == 10000
+
+
+# ---- IsBorrowing / guaranteedQuota (v0.7) -----------------------------------------------------
+
+
+def test_is_borrowing_and_guaranteed_quota() -> None:
+    """v0.7 ``ClusterQueue.IsBorrowing``: false without a cohort; else true when some
+    resource's usage is above its nominal quota (at nominal is not borrowing).
+    ``guaranteedQuota``: nominal minus lendingLimit with the LendingLimit gate, else 0."""
+    fr = ("default", "cpu")
+    assert not _queue([flavor("default"), cq("lone", [("default", {"cpu": "1"})])], "lone",
+                      {fr: 2000}).is_borrowing()
+    pair = [flavor("default"),
+            cq("a", [("default", {"memory": "1", "cpu": "1"})], cohort="c"),
+            cq("b", [("default", {"memory": "1", "cpu": "1"})], cohort="c")]
+    assert not _queue(pair, "a", {fr: 1000}).is_borrowing()
+    assert _queue(pair, "a", {fr: 1001}).is_borrowing()
+    snap = _snap(_lending_cohort())
+    assert snap.cqs["a"].guaranteed_quota("default", "cpu") == 6000
+    assert snap.cqs["b"].guaranteed_quota("default", "cpu") == 0
+    gate_off = _snap(_lending_cohort()[1:])
+    assert gate_off.cqs["a"].guaranteed_quota("default", "cpu") == 0
+
+
+def test_usage_of_an_undeclared_flavor_starts_from_zero_up_the_tree() -> None:
+    """``addUsage``: ``Usage[fr] = Usage[fr] + val`` from Go's zero for a new entry; a
+    queue with no local quota there passes it all to its cohort. Current Kueue charges a
+    workload's usage of a flavor its queue does not declare, so 1 CPU of ``other`` is
+    1 CPU used by the queue and by its cohort."""
+    objs = [flavor("default"), flavor("other"),
+            cq("a", [("default", {"cpu": "1"})], cohort="c"),
+            cq("b", [("default", {"cpu": "1"})], cohort="c"),
+            wl("w", admitted="a", flavors={"cpu": "other"})]
+    inp = inputs(objs, CURRENT)
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, inp.workloads.values(),
+                    inp.config, inp.cohorts)
+    assert snap.cqs["a"].used("other", "cpu") == 1000
+    assert snap.cohorts["c"].usage[("other", "cpu")] == 1000
+
+
+# ---- workload.Info's pod counts ---------------------------------------------------------------
+
+
+def _info(body: dict[str, Any], reclaimable: int | None = None) -> tuple[int, dict[str, int]]:
+    if reclaimable is not None:
+        body.setdefault("status", {})["reclaimablePods"] = [{"name": "main",
+                                                             "count": reclaimable}]
+    (ps,) = workload_info(inputs([body], CURRENT).workloads["default/w"], "q").total_requests
+    return ps.count, ps.requests
+
+
+def test_more_reclaimable_pods_than_pods_leave_nothing() -> None:
+    """``podSetsCountsAfterReclaim``: ``count -= min(reclaimable, count)`` (a reclaimable
+    count may transiently exceed the pod count): 2 pods with 3 reclaimable are 0 pods
+    requesting nothing."""
+    body = wl("w", pod_sets=[{"name": "main", "count": 2, "template": {"spec": {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}])
+    assert _info(body, 3) == (0, {"cpu": 0})
+
+
+def test_an_admission_without_count_takes_the_pod_sets_count() -> None:
+    """``totalRequestsFromAdmission``: ``Count: ptr.Deref(psa.Count, totalCounts[name])``.
+    4 pods admitted with 4 CPUs of resourceUsage and no count: 4 pods; with one pod
+    reclaimable the usage is scaled to 4000m / 4 * 3 = 3000m on 3 pods."""
+    def admitted() -> dict[str, Any]:
+        body = wl("w", pod_sets=[{"name": "main", "count": 4, "template": {"spec": {
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}],
+            admitted="q")
+        psa = body["status"]["admission"]["podSetAssignments"][0]
+        del psa["count"]
+        psa["resourceUsage"] = {"cpu": "4"}
+        return body
+    assert _info(admitted()) == (4, {"cpu": 4000})
+    assert _info(admitted(), 1) == (3, {"cpu": 3000})
