@@ -744,7 +744,11 @@ def replace_node_name_affinity(spec: dict[str, Any], node_name: str) -> None:
 def daemon_pod_probe(pod: Mapping[str, Any]) -> Pod:
     """The typed pod ``NodeShouldRunDaemonPod`` checks (``NewPod``: template + tolerations)."""
     named = {**pod, "metadata": {**pod["metadata"], "name": "daemon-pod-probe"}}
-    return parse_pod(named, Source(), lambda _: (0, PREEMPT_LOWER_PRIORITY))
+    try:
+        return parse_pod(named, Source(), lambda _: (0, PREEMPT_LOWER_PRIORITY))
+    except InputError as exc:
+        # A fault of the template: no pod exists yet, so it is the DaemonSet's to name.
+        raise InputError(exc.message) from None
 
 
 def node_should_run_daemon_pod(pod: Pod, node: Node) -> bool:
