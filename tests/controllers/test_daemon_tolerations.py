@@ -65,3 +65,19 @@ def test_a_toleration_differing_in_operator_or_effect_stays_beside_the_new_one()
                     "effect": "NoSchedule"}
     got = tolerations_of({"tolerations": [equal_op, no_op, other_effect]})
     assert got == [equal_op, no_op, other_effect, *DAEMON]
+
+
+def test_a_template_node_name_limits_the_daemonset_to_that_node() -> None:
+    """``NodeShouldRunDaemonPod``: a template ``nodeName`` other than the node's means
+    the node should not run the pod."""
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet",
+          "metadata": {"name": "agent", "namespace": "kube-system"},
+          "spec": {"template": {"metadata": {"labels": {"app": "agent"}},
+                                "spec": {"nodeName": "n2",
+                                         "containers": [{"name": "c", "image": "agent:1"}]}}}}
+    nodes = [parse_node(node(n), Source()) for n in ("n1", "n2", "n3")]
+    [pod] = expand(ds, Names(), nodes=nodes).pods
+    terms = pod["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{"matchFields": [{"key": "metadata.name", "operator": "In",
+                                       "values": ["n2"]}]}]
