@@ -5,6 +5,8 @@ and the API server's create path (a new pod is ``Pending``)."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from kubepreempt.api.errors import InputError
@@ -112,3 +114,9 @@ def test_a_workload_with_null_metadata_has_no_name() -> None:
     with pytest.raises(InputError, match="object has no metadata.name"):
         expand({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": None,
                 "spec": {}}, Names())
+
+
+def test_each_generated_pod_has_a_uid_of_its_own() -> None:
+    """The API server gives each new pod a UID: three pods, three distinct UUIDs."""
+    uids = [p["metadata"]["uid"] for p in expand(replicaset(3), Names()).pods]
+    assert len({str(uuid.UUID(u)) for u in uids}) == 3
