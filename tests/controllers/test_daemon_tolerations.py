@@ -81,3 +81,8 @@ def test_a_template_node_name_limits_the_daemonset_to_that_node() -> None:
         "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert terms == [{"matchFields": [{"key": "metadata.name", "operator": "In",
                                        "values": ["n2"]}]}]
+
+
+def test_an_empty_value_written_out_matches_an_unset_one() -> None:
+    """``MatchToleration`` compares ``Value`` strings: ``value: ""`` is the unset value."""
+    assert tolerations_of({"tolerations": [{**NOT_READY, "value": ""}]}) == DAEMON
