@@ -48,10 +48,12 @@ def test_a_manifest_without_namespace_is_in_default_on_either_side() -> None:
 
 
 def test_each_candidate_replicaset_is_looked_at() -> None:
-    """A ReplicaSet of another namespace or with an old template is skipped and the
-    next one is considered."""
+    """A ReplicaSet of another namespace, of another Deployment or with an old template
+    is skipped and the next one is considered."""
     assert new_rs_name(deployment(), [replicaset("other", ns="team"),
                                       replicaset("old", template=OLD_TEMPLATE),
+                                      replicaset("cur")]) == "web-cur"
+    assert new_rs_name(deployment(), [replicaset("theirs", owner="api"),
                                       replicaset("cur")]) == "web-cur"
 
 

@@ -63,3 +63,22 @@ def test_a_container_without_an_image_defaults_to_if_not_present() -> None:
     """``ParseImageName("")`` fails (``ErrNameEmpty``), so the tag stays empty."""
     stored = default_pod_template({"spec": {"containers": [{"name": "c"}]}})
     assert stored["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"
+
+
+@pytest.mark.parametrize(("image", "parsed"), [
+    # splitDockerDomain: a first segment with upper case is a registry (whose domain
+    # components may be upper case); the lower-case check is on the rest
+    ("TEAM/app", ("latest", "")), ("Team/app", ("latest", "")),
+    ("nginx:V1", ("V1", "")),        # only the repository must be lower case, not the tag
+    # NameTotalLengthMax (255) counts the normalized name: docker.io/library/<name> ...
+    ("a" * 237, ("latest", "")), ("a" * 238, None),
+    # ... docker.io/<team>/<name> ...
+    ("team/" + "a" * 240, ("latest", "")), ("team/" + "a" * 241, None),
+    # ... index.docker.io normalized to docker.io (then library/) ...
+    ("index.docker.io/" + "a" * 237, ("latest", "")), ("index.docker.io/" + "a" * 238, None),
+    ("index.docker.io/team/" + "a" * 240, ("latest", "")),  # the registry is the first part
+    # ... and a localhost registry as written
+    ("localhost/" + "a" * 245, ("latest", "")), ("localhost/" + "a" * 246, None),
+])
+def test_normalization_before_the_grammar(image: str, parsed: tuple[str, str] | None) -> None:
+    assert parse_image_tag(image) == parsed

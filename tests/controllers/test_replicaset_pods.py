@@ -5,6 +5,8 @@ and the API server's create path (a new pod is ``Pending``)."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from kubepreempt.api.errors import InputError
@@ -92,3 +94,29 @@ def test_replica_count_errors_name_the_field(replicas: int, message: str) -> Non
     with pytest.raises(InputError) as err:
         expand(replicaset(replicas), Names())
     assert message in str(err.value)
+
+
+def test_a_template_json_cannot_carry_is_still_copied_into_each_pod() -> None:
+    """Each pod gets its own copy of the template's spec, also when the spec holds a
+    value the fast JSON round trip refuses (an integer past 64 bits)."""
+    spec = {"containers": [{"name": "c", "image": "nginx:1.27"}],
+            "activeDeadlineSeconds": 1 << 70}
+    rs = replicaset(2)
+    rs["spec"]["template"] = {**TEMPLATE, "spec": spec}
+    pods = expand(rs, Names()).pods
+    assert [p["spec"] for p in pods] == [spec, spec]
+    pods[0]["spec"]["containers"][0]["image"] = "changed"
+    assert spec["containers"][0]["image"] == "nginx:1.27"
+    assert pods[1]["spec"]["containers"][0]["image"] == "nginx:1.27"
+
+
+def test_a_workload_with_null_metadata_has_no_name() -> None:
+    with pytest.raises(InputError, match="object has no metadata.name"):
+        expand({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": None,
+                "spec": {}}, Names())
+
+
+def test_each_generated_pod_has_a_uid_of_its_own() -> None:
+    """The API server gives each new pod a UID: three pods, three distinct UUIDs."""
+    uids = [p["metadata"]["uid"] for p in expand(replicaset(3), Names()).pods]
+    assert len({str(uuid.UUID(u)) for u in uids}) == 3

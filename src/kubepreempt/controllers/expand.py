@@ -693,19 +693,35 @@ def expand_cronjob(cj: Mapping[str, Any], names: Names, now: float) -> Expansion
                      inner.pods, [job])
 
 
+def _match_key(t: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What ``Toleration.MatchToleration`` compares: key, operator, value, effect."""
+    return (t.get("key") or "", t.get("operator") or "", t.get("value") or "",
+            t.get("effect") or "")
+
+
+def add_or_update_toleration(tolerations: list[Any], new: dict[str, Any]) -> list[Any]:
+    """``AddOrUpdateTolerationInPodSpec``: each toleration ``MatchToleration`` pairs with
+    ``new`` is replaced by ``new`` (so a ``tolerationSeconds`` of the template's is
+    dropped); without a match ``new`` is appended. Upstream's early return for an equal
+    toleration never fires: it compares ``*Toleration`` with ``Toleration`` through
+    ``Semantic.DeepEqual``, which is false for values of different types."""
+    wanted = _match_key(new)
+    out = [dict(new) if isinstance(t, Mapping) and _match_key(t) == wanted else t
+           for t in tolerations]
+    if not any(isinstance(t, Mapping) and _match_key(t) == wanted for t in tolerations):
+        out.append(new)
+    return out
+
+
 def add_daemon_tolerations(spec: dict[str, Any]) -> None:
-    """``AddOrUpdateDaemonPodTolerations``: add each unless an equal one is there."""
+    """``AddOrUpdateDaemonPodTolerations``: each daemon toleration added or updated."""
     tolerations = list(spec.get("tolerations") or [])
     wanted = list(DAEMON_TOLERATIONS)
     if spec.get("hostNetwork"):
         wanted.append(NETWORK_UNAVAILABLE)
     for key, effect in wanted:
-        new = {"key": key, "operator": "Exists", "effect": effect}
-        # AddOrUpdateTolerationInPodSpec: MatchToleration (key, operator, value, effect).
-        if not any(isinstance(t, Mapping) and t.get("key") == key
-                   and (t.get("operator") or "Equal") == "Exists"
-                   and not t.get("value") and t.get("effect") == effect for t in tolerations):
-            tolerations.append(new)
+        tolerations = add_or_update_toleration(
+            tolerations, {"key": key, "operator": "Exists", "effect": effect})
     spec["tolerations"] = tolerations
 
 
@@ -728,7 +744,11 @@ def replace_node_name_affinity(spec: dict[str, Any], node_name: str) -> None:
 def daemon_pod_probe(pod: Mapping[str, Any]) -> Pod:
     """The typed pod ``NodeShouldRunDaemonPod`` checks (``NewPod``: template + tolerations)."""
     named = {**pod, "metadata": {**pod["metadata"], "name": "daemon-pod-probe"}}
-    return parse_pod(named, Source(), lambda _: (0, PREEMPT_LOWER_PRIORITY))
+    try:
+        return parse_pod(named, Source(), lambda _: (0, PREEMPT_LOWER_PRIORITY))
+    except InputError as exc:
+        # A fault of the template: no pod exists yet, so it is the DaemonSet's to name.
+        raise InputError(exc.message) from None
 
 
 def node_should_run_daemon_pod(pod: Pod, node: Node) -> bool:
