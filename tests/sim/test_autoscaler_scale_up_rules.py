@@ -47,3 +47,26 @@ def test_ties_are_broken_at_random(expander: str) -> None:
     chosen = {first_scale_up(text, seed, expander=expander).split(":")[0]
               for seed in range(10)}
     assert chosen == {"group a", "group b"}
+
+
+def one_group(hi: int = 2) -> str:
+    """Group a of 2-CPU nodes (max ``hi``) with one node, full."""
+    return sized_node("a1", "a", "2", "8Gi", hi=hi) + pod("fa", "2", node="a1")
+
+
+def test_binpacking_at_the_group_limit_still_fills_the_new_nodes() -> None:
+    """Room for one node (max 2, one node). ``BinpackingNodeEstimator.Estimate``: big
+    opens the one node allowed; big2 does not fit it and ``PermissionToAddNode`` says no
+    (``tryToScheduleOnNewNodes`` returns false, no more nodes); small's equivalence group
+    is still tried on the new node (``tryToScheduleOnExistingNodes``) and fits: one node
+    for two pods."""
+    text = (one_group() + pod("big", "1500m") + pod("big2", "1500m")
+            + pod("small", "500m"))
+    assert first_scale_up(text) == "group a: +1 node(s) for 2 pod(s)"
+
+
+def test_a_pod_larger_than_the_template_is_not_estimated() -> None:
+    """huge (3 CPU) fits no 2-CPU template node: the group cannot help it (it is not among
+    the pods the option schedules); p (1 CPU) gets one node."""
+    text = one_group(hi=3) + pod("huge", "3") + pod("p", "1")
+    assert first_scale_up(text) == "group a: +1 node(s) for 1 pod(s)"
