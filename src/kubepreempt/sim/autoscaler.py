@@ -56,7 +56,11 @@ node selector / required node affinity and NoSchedule/NoExecute taints only (no
 inter-pod affinity, topology spread or ports in CA's simulation); DaemonSet pods are not
 reserved on template nodes; evicted pods get their normal grace period rather than
 ``--max-graceful-termination-sec``; balancing of similar groups, scale-up cool-downs after
-failures and node-provisioning failures are not modelled. When a scan finds nothing to
+failures and node-provisioning failures are not modelled. A pod whose controller is not
+in the input (a snapshot lists pods, not always their ReplicaSets) counts as replicated
+with its replica count unknown, where upstream's replicacount rule would block it
+(``ControllerNotFound``); ReplicationControllers are not run, so their replica count is
+never known. When a scan finds nothing to
 do and no timer runs, the loop sleeps until the cluster changes (an unchanged state
 gives the same answer), so a simulation still ends.
 """
@@ -583,15 +587,19 @@ class Autoscaler(Actor):
 
     def _replicas(self, pod: Pod) -> int | None:
         """``spec.replicas`` of the pod's ReplicaSet or ReplicationController (a
-        Deployment's ReplicaSet has the Deployment's), None if not in the scenario."""
-        owner = _owner_name(pod)
+        Deployment's ReplicaSet has the Deployment's), None if not in the scenario (the
+        simulator runs no ReplicationController, so one is never found)."""
+        kind, owner = _owner_kind(pod), _owner_name(pod)
         hash_ = pod.labels.get("pod-template-hash", "")
         for plan in self.world.scen.workloads:
             obj = plan.obj
             if (obj.namespace or "default") != pod.namespace:
                 continue
-            if obj.name == owner and obj.kind in ("ReplicaSet", "ReplicationController") or (
-                    obj.kind == "Deployment" and hash_ and owner == f"{obj.name}-{hash_}"):
+            # the lister of the owner's own kind (ReplicationControllerLister or
+            # ReplicaSetLister): a same-named object of the other kind is not it
+            if obj.kind == kind and obj.name == owner or (
+                    kind == "ReplicaSet" and obj.kind == "Deployment" and hash_
+                    and owner == f"{obj.name}-{hash_}"):
                 raw = (obj.body.get("spec") or {}).get("replicas", 1)
                 return int(raw) if isinstance(raw, int) else None
         return None
