@@ -1,0 +1,298 @@
+"""advise's answers where the mutation run found them untested.
+
+advise only searches over the scheduler's own decisions for a changed cluster (a
+priority, a class, a lifted budget, added nodes, a changed pod), so each expected answer
+is what kube-scheduler would decide for that changed cluster, worked out from the
+upstream rule named in the test; the added nodes must be nodes the apiserver accepts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from builders import cluster_of, docs_of, node, pod, priority_class
+
+from kubepreempt.api.errors import InputError
+from kubepreempt.cli import main
+from kubepreempt.whatif.advise import (
+    advise,
+    filter_report,
+    nodes_needed,
+    parse_shape,
+    rejected_by_last_node,
+)
+from kubepreempt.whatif.place import expand_documents
+
+NOW = 1e9  # 2001-09-09: earlier than every startTime written below
+OLD = "2024-01-01T00:00:00Z"
+
+
+def one_pod(cluster, key: str, **kw):
+    target = cluster.find_pod(key)
+    return advise(cluster, [(f"Pod/{key}", [target], False)], subject=key, now=NOW, **kw)
+
+
+def test_every_trial_is_decided_at_the_given_time() -> None:
+    """Two 1-CPU nodes, each with one victim of priority 100: ``a`` on n1 started in
+    2024, ``b`` on n2 has no startTime. ``pickOneNodeForPreemption`` ties on every
+    count and then takes the node whose highest-priority victims started latest; a pod
+    without a startTime counts as started now (``GetPodStartTime``). At ``now`` = 2001,
+    ``b`` started before ``a``, so n1 is chosen — by the lowest value (101), by the
+    lowest class (mid, 500) and with every budget lifted alike."""
+    cluster = cluster_of(
+        priority_class("low", 100), priority_class("mid", 500),
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("a", "1", ns="jobs", node_name="n1", priority=100, start=OLD),
+        pod("b", "1", ns="jobs", node_name="n2", priority=100),
+        pod("new", "1", ns="shop", priority=50))
+    a = one_pod(cluster, "shop/new")
+    assert (a.priority["lowestValue"], a.priority["node"]) == (101, "n1")
+    assert a.priority["victims"] == ["jobs/a"]
+    lowest = a.priority["lowestClass"]
+    assert (lowest["name"], lowest["node"], lowest["victims"]) == ("mid", "n1", ["jobs/a"])
+    assert a.pdbs["withoutAnyPdb"]["node"] == "n1"
+
+
+def test_the_lowest_class_is_tried_with_its_name_and_its_preemption_policy() -> None:
+    """The 2-CPU pod needs batch-1 (priority 100) preempted. Class ``never`` (200) has
+    ``preemptionPolicy: Never``, so a pod of it may not preempt
+    (``PodEligibleToPreemptOthers``); class ``mid`` (500) is refused at creation by a
+    ResourceQuota scoped to it (ResourceQuota admission, scope ``PriorityClass In
+    [mid]``, hard ``pods: 0``; the pod is new, ``advise -f``, so admission runs). The
+    lowest class that places the pod is ``high``."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "no-mid", "namespace": "shop"},
+             "spec": {"hard": {"pods": "0"}, "scopeSelector": {"matchExpressions": [
+                 {"scopeName": "PriorityClass", "operator": "In", "values": ["mid"]}]}}}
+    cluster = cluster_of(
+        priority_class("never", 200, policy="Never"), priority_class("mid", 500),
+        priority_class("high", 1000), quota, node("n1", cpu="3"),
+        pod("batch-1", "2", ns="jobs", node_name="n1", priority=100, start=OLD))
+    workloads = _workloads(cluster, pod("big", "2", ns="shop", priority=50))
+    a = advise(cluster, workloads, subject="big", now=NOW)
+    assert a.priority["lowestValue"] == 101
+    lowest = a.priority["lowestClass"]
+    assert (lowest["name"], lowest["value"], lowest["preemptionPolicy"]) == (
+        "high", 1000, "PreemptLowerPriority")
+    assert (lowest["result"], lowest["victims"]) == ("preempt", ["jobs/batch-1"])
+
+
+def test_shape_flags_give_the_node_the_apiserver_would_accept() -> None:
+    """``--node-label K=V`` and ``--node-taint K[=V]:Effect`` as a Node's labels and
+    taints: a key must be a qualified name and a value a label value (apiserver
+    ``ValidateLabels`` / ``validateNodeTaints``), an effect NoSchedule, PreferNoSchedule or
+    NoExecute; anything else is refused with the flag's own message. The template is
+    named ``shape``; pods defaults to 110."""
+    n = parse_shape("cpu=2", ["zone=a", "example.com/disk="],
+                    ["dedicated:NoSchedule", "soft=yes:PreferNoSchedule", "x=y:NoExecute"])
+    assert n.name == "shape" and n.allocatable == {"cpu": 2000, "pods": 110}
+    assert n.labels == {"zone": "a", "example.com/disk": ""}
+    assert [(t.key, t.value, t.effect) for t in n.taints] == [
+        ("dedicated", "", "NoSchedule"), ("soft", "yes", "PreferNoSchedule"),
+        ("x", "y", "NoExecute")]
+    for label in ("zone", "=a", "a=b=c", "a:b=c"):
+        with pytest.raises(InputError) as err:
+            parse_shape("cpu=2", [label])
+        assert str(err.value) == f"--node-label: {label!r} is not KEY=VALUE"
+    for taint in ("gpu", "gpu=yes", "gpu=yes:Bad", "=yes:NoSchedule", "a=b=c:NoSchedule",
+                  "k=a:b:NoSchedule", ":NoSchedule"):
+        with pytest.raises(InputError) as err:
+            parse_shape("cpu=2", (), [taint])
+        assert str(err.value) == f"--node-taint: {taint!r} is not KEY[=VALUE]:EFFECT"
+    for shape in ("cpu", "=2", "cpu=2,memory"):
+        bad = shape.split(",")[-1]
+        with pytest.raises(InputError) as err:
+            parse_shape(shape)
+        assert str(err.value) == f"--node-shape: {bad!r} is not RESOURCE=QUANTITY"
+    with pytest.raises(InputError) as err:
+        parse_shape("cpu=lots")
+    assert str(err.value).startswith("--node-shape: cpu: ")
+
+
+def _deployment(replicas: int, cpu: str = "1", **spec: object) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"replicas": replicas,
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"priority": 50, **spec, "containers": [
+                                      {"name": "c", "resources": {
+                                          "requests": {"cpu": cpu}}}]}}}}
+
+
+def _workloads(cluster, *docs):
+    return [(k, p, o) for k, p, o, _ in expand_documents(cluster, docs_of(*docs))]
+
+
+def test_added_nodes_carry_the_shape_taints() -> None:
+    """Nodes added from a shape tainted ``gpu=yes:NoSchedule`` reject a pod without the
+    toleration (TaintToleration), so no number of them helps; a pod tolerating
+    ``dedicated`` with operator Equal and an empty value tolerates the value-less taint
+    ``dedicated:NoSchedule`` (``ToleratesTaint``: the values are equal), so one added
+    node is enough. Added nodes are named after the template (``shape-added-0``)."""
+    cluster = cluster_of(node("n1", cpu="1"), pod("busy", "1", node_name="n1", priority=100))
+    shape = parse_shape("cpu=2", (), ["gpu=yes:NoSchedule"])
+    k, got, why = nodes_needed(cluster, _workloads(cluster, _deployment(1)), shape, NOW)
+    assert (k, got) == (None, None)
+    assert why == "TaintToleration: node(s) had untolerated taint(s)"
+    shape = parse_shape("cpu=2", (), ["dedicated:NoSchedule"])
+    tolerating = _deployment(1, tolerations=[
+        {"key": "dedicated", "operator": "Equal", "value": "", "effect": "NoSchedule"}])
+    k, got, why = nodes_needed(cluster, _workloads(cluster, tolerating), shape, NOW)
+    assert (k, why) == (1, None)
+    assert [p.node for p in got.placements] == ["shape-added-0"]
+    assert [n.name for n in cluster.nodes] == ["n1"]  # the added node is gone again
+
+
+def test_an_empty_added_node_names_every_reason_it_rejects_the_pod() -> None:
+    """A 3-CPU, 4Gi pod against a 1-CPU, 1Gi shape: NodeResourcesFit rejects the empty
+    node for both resources (``fitsRequest`` lists every insufficient resource), so more
+    such nodes cannot help."""
+    cluster = cluster_of(node("n1", cpu="1", memory="1Gi"))
+    dep = _deployment(1, cpu="3")
+    dep["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["memory"] = "4Gi"
+    shape = parse_shape("cpu=1,memory=1Gi")
+    k, _, why = nodes_needed(cluster, _workloads(cluster, dep), shape, NOW)
+    assert k is None
+    assert why == "NodeResourcesFit: Insufficient cpu; Insufficient memory"
+
+
+def test_a_workload_refused_at_creation_is_not_helped_by_nodes() -> None:
+    """A pod of class ``high`` in a namespace whose quota allows none of that class is
+    refused at creation (ResourceQuota admission), before any scheduling cycle: no
+    number of added nodes places it, and no empty node rejected it."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "none", "namespace": "shop"},
+             "spec": {"hard": {"pods": "0"}}}
+    cluster = cluster_of(node("n1", cpu="1"), quota)
+    k, got, why = nodes_needed(cluster, _workloads(cluster, _deployment(1)),
+                               parse_shape("cpu=1"), NOW)
+    assert (k, got, why) == (None, None, None)
+
+
+def test_toleration_suggestions_name_only_the_untolerated_hard_taints() -> None:
+    """n1 carries ``a:NoSchedule`` (the pod tolerates it), ``p:PreferNoSchedule`` (never
+    rejects: TaintToleration's Filter reads only NoSchedule and NoExecute) and
+    ``b=x:NoSchedule``: tolerating ``b=x`` alone admits it."""
+    cluster = cluster_of(
+        node("n1", taints=[{"key": "a", "effect": "NoSchedule"},
+                           {"key": "p", "effect": "PreferNoSchedule"},
+                           {"key": "b", "value": "x", "effect": "NoSchedule"}]),
+        pod("p", "1", ns="shop", spec_extra={"tolerations": [
+            {"key": "a", "operator": "Exists", "effect": "NoSchedule"}]}))
+    (entry,) = filter_report(cluster, cluster.find_pod("shop/p"), NOW)
+    assert (entry["plugin"], entry["nodes"]) == ("TaintToleration", 1)
+    assert entry["reasons"] == {"node(s) had untolerated taint(s)": 1}
+    assert entry["suggestion"] == {"change": "tolerate b=x:NoSchedule", "admits": 1,
+                                   "result": "scheduled", "node": "n1", "victims": []}
+
+
+def test_dropping_one_anti_affinity_term_keeps_the_next() -> None:
+    """Two required anti-affinity terms per hostname: term 0 (app=x) rejects n1, which
+    runs an x pod; term 1 (app=y) rejects n2, which runs a y pod (InterPodAffinity's
+    Filter, ``satisfyPodAntiAffinity``). Dropping term 0 alone admits n1 only, since
+    term 1 still rejects n2."""
+    def anti(app: str) -> dict:
+        return {"labelSelector": {"matchLabels": {"app": app}},
+                "topologyKey": "kubernetes.io/hostname"}
+    cluster = cluster_of(
+        node("n1"), node("n2"),
+        pod("x1", "100m", node_name="n1", labels={"app": "x"}, priority=100),
+        pod("y1", "100m", node_name="n2", labels={"app": "y"}, priority=100),
+        pod("p", "1", spec_extra={"affinity": {"podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [anti("x"), anti("y")]}}}))
+    (entry,) = filter_report(cluster, cluster.find_pod("default/p"), NOW)
+    assert (entry["plugin"], entry["nodes"]) == ("InterPodAffinity", 2)
+    assert entry["suggestion"]["change"] == ("drop required pod anti-affinity term 0 "
+                                             "(topologyKey kubernetes.io/hostname)")
+    assert (entry["suggestion"]["admits"], entry["suggestion"]["node"]) == (1, "n1")
+
+
+def test_json_names_every_answer() -> None:
+    """``Advice.to_json`` (the ``advise -o json`` object): its keys in order, the nodes
+    search's template and placements, and the first pending pod of the filter
+    analysis."""
+    cluster = cluster_of(node("n1", cpu="1"), pod("busy", "1", node_name="n1", priority=100))
+    a = advise(cluster, _workloads(cluster, pod("api", "1", ns="shop", priority=50)),
+               subject="api", node_template=parse_shape("cpu=1"), now=NOW)
+    out = a.to_json()
+    assert list(out) == ["subject", "pods", "current", "priority", "pdbs", "nodes", "filters"]
+    assert (out["subject"], out["pods"]) == ("api", 1)
+    assert out["nodes"]["template"] == "shape"
+    assert out["nodes"]["placements"] == {"shape-added-0": 1}
+    assert out["filters"] == {"pod": "shop/api", "plugins": a.filters}
+
+
+def test_node_like_names_a_node_of_the_input(tmp_path: Path, capsys) -> None:
+    cluster_file = tmp_path / "c.yaml"
+    cluster_file.write_text(json.dumps(node("n1", cpu="1")))
+    new = tmp_path / "p.yaml"
+    new.write_text(json.dumps(pod("api", "1", ns="shop")))
+    assert main(["advise", str(cluster_file), "-f", str(new), "--node-like", "n9"]) == 2
+    assert "--node-like n9: no such node in the input" in capsys.readouterr().err
+
+
+def test_rejected_by_last_node_reads_only_the_filters() -> None:
+    """The reason an added node rejects a pod is its Filter status, whatever preemption
+    could do elsewhere: here n1's low pod could be preempted, and the last node (an
+    empty 1-CPU node) still rejects the 2-CPU pod for cpu."""
+    cluster = cluster_of(node("n1", cpu="2"), node("x", cpu="1"),
+                         pod("low", "2", node_name="n1", priority=1),
+                         pod("p", "2", priority=100))
+    assert rejected_by_last_node(cluster, cluster.find_pod("default/p")) == (
+        "NodeResourcesFit: Insufficient cpu")
+
+
+def test_no_node_is_needed_when_the_workload_fits() -> None:
+    """One 1-CPU replica and a 2-CPU node with room: NodeResourcesFit admits it as the
+    cluster is, so no node is added (and the trial that placed it is the answer)."""
+    cluster = cluster_of(node("n1", cpu="2"))
+    k, got, why = nodes_needed(cluster, _workloads(cluster, _deployment(1)),
+                               parse_shape("cpu=1"), NOW)
+    assert (k, why) == (0, None)
+    assert [p.node for p in got.placements] == ["n1"]
+
+
+def test_nodes_are_counted_with_preemption_off() -> None:
+    """n1 is full with a priority-1 pod that the priority-50 replica could preempt
+    (``selectVictimsOnNode``); the node count asks how many nodes let it in without
+    preempting anyone, so one node is added."""
+    cluster = cluster_of(node("n1", cpu="1"), pod("low", "1", node_name="n1", priority=1))
+    k, got, _ = nodes_needed(cluster, _workloads(cluster, _deployment(1)),
+                             parse_shape("cpu=1"), NOW)
+    assert k == 1
+    assert [(p.result, p.node) for p in got.placements] == [("scheduled", "shape-added-0")]
+
+
+def test_the_search_reaches_its_bound_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sixteen 1-CPU replicas, each needing a 1-CPU node of its own (NodeResourcesFit),
+    with the search bounded at 16 added nodes: galloping 1, 2, 4, 8, 16 reaches the
+    bound, so sixteen nodes is the answer; with the bound at 15 there is none."""
+    import kubepreempt.whatif.advise as advise_module
+
+    cluster = cluster_of(node("n0", cpu="1"), pod("busy", "1", node_name="n0", priority=100))
+    workloads = _workloads(cluster, _deployment(16))
+    monkeypatch.setattr(advise_module, "MAX_NODES", 16)
+    k, got, _ = nodes_needed(cluster, workloads, parse_shape("cpu=1"), NOW)
+    assert k == 16 and len({p.node for p in got.placements}) == 16
+    monkeypatch.setattr(advise_module, "MAX_NODES", 15)
+    assert nodes_needed(cluster, workloads, parse_shape("cpu=1"), NOW)[0] is None
+
+
+def test_added_nodes_are_fresh_hosts_with_the_template_labels() -> None:
+    """Two replicas with required anti-affinity to each other per
+    ``kubernetes.io/hostname`` need two hosts (``satisfyPodAntiAffinity``): every added
+    node is its own hostname, named after the template, with ``x`` appended while the
+    name is taken (here ``shape-added-0`` exists and is full). The template's labels are
+    kept: the replicas' nodeSelector ``zone=a`` matches them (NodeAffinity)."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}},
+         "topologyKey": "kubernetes.io/hostname"}]}}
+    cluster = cluster_of(node("shape-added-0", cpu="1"),
+                         pod("busy", "1", node_name="shape-added-0", priority=100))
+    dep = _deployment(2, affinity=anti, nodeSelector={"zone": "a"})
+    k, got, _ = nodes_needed(cluster, _workloads(cluster, dep),
+                             parse_shape("cpu=4", ["zone=a"]), NOW)
+    assert k == 2
+    assert sorted(p.node for p in got.placements) == ["shape-added-0x", "shape-added-1"]
