@@ -296,3 +296,203 @@ def test_added_nodes_are_fresh_hosts_with_the_template_labels() -> None:
                              parse_shape("cpu=4", ["zone=a"]), NOW)
     assert k == 2
     assert sorted(p.node for p in got.placements) == ["shape-added-0x", "shape-added-1"]
+
+
+def _tainted(name: str, *taints: tuple[str, str, str]) -> dict:
+    return node(name, taints=[{"key": k, "value": v, "effect": e} if v else
+                              {"key": k, "effect": e} for k, v, e in taints])
+
+
+def test_a_suggested_toleration_admits_only_its_own_taint() -> None:
+    """The suggested toleration names the taint's key, value and effect (operator Equal
+    for a taint with a value): ``ToleratesTaint`` then tolerates ``b=x:NoSchedule`` but
+    neither ``b=y:NoSchedule`` (another value) nor ``b=x:NoExecute`` (another effect),
+    so it admits n1 alone (n2 and n3 hold one node each too; on a tie the first set
+    stays)."""
+    cluster = cluster_of(
+        _tainted("n1", ("b", "x", "NoSchedule")), _tainted("n2", ("b", "y", "NoSchedule")),
+        _tainted("n3", ("b", "x", "NoExecute")), pod("p", "1", ns="shop"))
+    (entry,) = filter_report(cluster, cluster.find_pod("shop/p"), NOW)
+    assert (entry["plugin"], entry["nodes"]) == ("TaintToleration", 3)
+    assert entry["suggestion"]["change"] == "tolerate b=x:NoSchedule"
+    assert (entry["suggestion"]["admits"], entry["suggestion"]["node"]) == (1, "n1")
+
+
+def test_tolerating_two_taints_is_one_change() -> None:
+    """The only node carries two taints the pod does not tolerate: both tolerations are
+    needed, suggested together."""
+    cluster = cluster_of(_tainted("n1", ("a", "", "NoSchedule"), ("b", "x", "NoExecute")),
+                         pod("p", "1", ns="shop"))
+    (entry,) = filter_report(cluster, cluster.find_pod("shop/p"), NOW)
+    assert entry["suggestion"]["change"] == "tolerate a:NoSchedule, b=x:NoExecute"
+    assert entry["suggestion"]["node"] == "n1"
+
+
+def test_node_selector_suggestions_drop_only_the_missing_keys() -> None:
+    """nodeSelector ``a, b, c, d, e = 1`` (NodeAffinity: every key must match). n1-n3
+    each miss two keys (``a`` and one of ``b, c, d``), n4 misses only ``e``: dropping
+    ``e`` is the smallest change and admits n4, although three two-key changes come
+    first by name. A second pod whose only node misses ``a`` and ``e`` gets both dropped
+    at once."""
+    sel = {k: "1" for k in "abcde"}
+
+    def labelled(name: str, missing: str) -> dict:
+        return node(name, labels={k: "1" for k in "abcde" if k not in missing})
+    cluster = cluster_of(labelled("n1", "ab"), labelled("n2", "ac"), labelled("n3", "ad"),
+                         labelled("n4", "e"),
+                         pod("p", "1", ns="shop", spec_extra={"nodeSelector": sel}))
+    (entry,) = filter_report(cluster, cluster.find_pod("shop/p"), NOW)
+    assert (entry["plugin"], entry["nodes"]) == ("NodeAffinity", 4)
+    assert entry["suggestion"]["change"] == "drop nodeSelector e"
+    assert (entry["suggestion"]["admits"], entry["suggestion"]["node"]) == (1, "n4")
+    cluster = cluster_of(labelled("n1", "ae"),
+                         pod("p", "1", ns="shop", spec_extra={"nodeSelector": sel}))
+    (entry,) = filter_report(cluster, cluster.find_pod("shop/p"), NOW)
+    assert entry["suggestion"]["change"] == "drop nodeSelector a, e"
+
+
+def test_node_selector_suggestions_try_the_most_common_first() -> None:
+    """Three nodes miss only ``zone``, one each misses only ``disk``, ``gpu`` or ``rack``:
+    dropping ``zone`` admits three nodes and is among the changes tried (each one key)."""
+    sel = {"zone": "a", "disk": "ssd", "gpu": "yes", "rack": "r1"}
+
+    def missing(name: str, key: str) -> dict:
+        return node(name, labels={k: v for k, v in sel.items() if k != key})
+    cluster = cluster_of(missing("d", "disk"), missing("g", "gpu"), missing("r", "rack"),
+                         missing("z1", "zone"), missing("z2", "zone"), missing("z3", "zone"),
+                         pod("p", "1", ns="shop", spec_extra={"nodeSelector": sel}))
+    (entry,) = filter_report(cluster, cluster.find_pod("shop/p"), NOW)
+    assert (entry["suggestion"]["change"], entry["suggestion"]["admits"]) == (
+        "drop nodeSelector zone", 3)
+
+
+def test_dropping_the_node_affinity_keeps_the_pod_affinity() -> None:
+    """The only node misses the required node affinity (zone) and runs an ``app=x`` pod
+    the new pod's required anti-affinity excludes. Dropping the node affinity gets n1
+    past NodeAffinity, but InterPodAffinity still rejects it: the pod stays
+    unschedulable."""
+    cluster = cluster_of(
+        node("n1"), pod("x1", "100m", node_name="n1", labels={"app": "x"}, priority=100),
+        pod("p", "1", spec_extra={"affinity": {
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": "zone", "operator": "In", "values": ["z1"]}]}]}},
+            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "x"}},
+                 "topologyKey": "kubernetes.io/hostname"}]}}}))
+    (entry,) = filter_report(cluster, cluster.find_pod("default/p"), NOW)
+    assert (entry["plugin"], entry["nodes"]) == ("NodeAffinity", 1)
+    suggestion = entry["suggestion"]
+    assert suggestion["change"] == "drop the required node affinity"
+    assert (suggestion["admits"], suggestion["result"], suggestion["node"]) == (
+        1, "unschedulable", None)
+
+
+def test_max_skew_is_raised_to_the_skew_of_the_rejected_domain() -> None:
+    """maxSkew 1 over ``zone``: zone a holds 3 matching pods, zone b 1 (the global
+    minimum), and node nx has no zone label. PodTopologySpread rejects a1 with skew
+    3 + 1 - 1 = 3 (``existing + self - global minimum``) and nx for the missing label,
+    which no maxSkew cures; raising maxSkew to 3 admits a1."""
+    spread = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "s"}}}]
+    pods = [pod(f"a{i}", "100m", node_name="a1", labels={"app": "s"}, priority=100)
+            for i in range(3)]
+    cluster = cluster_of(
+        node("a1", labels={"zone": "a"}), node("b1", cpu="1", labels={"zone": "b"}),
+        node("nx"), *pods,
+        pod("b0", "1", node_name="b1", labels={"app": "s"}, priority=100),
+        pod("p", "1", labels={"app": "s"}, spec_extra={"topologySpreadConstraints": spread}))
+    report = filter_report(cluster, cluster.find_pod("default/p"), NOW)
+    entry = next(e for e in report if e["plugin"] == "PodTopologySpread")
+    assert entry["nodes"] == 2
+    assert entry["suggestion"]["change"] == (
+        "raise maxSkew of the zone constraint from 1 to 3")
+    assert (entry["suggestion"]["admits"], entry["suggestion"]["node"]) == (1, "a1")
+
+
+def _spread(*constraints: tuple[str, int]) -> list[dict]:
+    return [{"maxSkew": skew, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+             "labelSelector": {"matchLabels": {"app": "s"}}} for key, skew in constraints]
+
+
+def _zones_a3_b1(*constraints: tuple[str, int]):
+    """a1 (zone a) holds 3 ``app=s`` pods, b1 (zone b, full) 1: PodTopologySpread
+    rejects a1 only (b1 fails NodeResourcesFit first)."""
+    return cluster_of(
+        node("a1", labels={"zone": "a"}), node("b1", cpu="1", labels={"zone": "b"}),
+        *(pod(f"a{i}", "100m", node_name="a1", labels={"app": "s"}, priority=100)
+          for i in range(3)),
+        pod("b0", "1", node_name="b1", labels={"app": "s"}, priority=100),
+        pod("p", "1", labels={"app": "s"},
+            spec_extra={"topologySpreadConstraints": _spread(*constraints)}))
+
+
+def test_only_the_constraints_that_reject_are_raised() -> None:
+    """Over ``zone`` (maxSkew 1) a1's skew is 3 + 1 - 1 = 3; over hostname (maxSkew 5)
+    it is 3 + 1 - 1 = 3, within bounds. Only the zone constraint is raised; applying
+    the change keeps the hostname constraint as it was, and a1 is admitted."""
+    cluster = _zones_a3_b1(("zone", 1), ("kubernetes.io/hostname", 5))
+    report = filter_report(cluster, cluster.find_pod("default/p"), NOW)
+    entry = next(e for e in report if e["plugin"] == "PodTopologySpread")
+    assert entry["suggestion"]["change"] == "raise maxSkew of the zone constraint from 1 to 3"
+    assert (entry["suggestion"]["admits"], entry["suggestion"]["node"]) == (1, "a1")
+
+
+def test_raising_two_constraints_is_one_change() -> None:
+    """Both constraints at maxSkew 1 reject a1 (skew 3 over zone and over hostname):
+    both are raised to 3 together."""
+    cluster = _zones_a3_b1(("zone", 1), ("kubernetes.io/hostname", 1))
+    report = filter_report(cluster, cluster.find_pod("default/p"), NOW)
+    entry = next(e for e in report if e["plugin"] == "PodTopologySpread")
+    assert entry["suggestion"]["change"] == (
+        "raise maxSkew of the zone constraint from 1 to 3; raise maxSkew of the "
+        "kubernetes.io/hostname constraint from 1 to 3")
+    assert entry["suggestion"]["node"] == "a1"
+
+
+def test_a_required_pod_affinity_term_can_be_dropped() -> None:
+    """Required affinity to ``app=db`` pods per hostname, and no such pod runs (nor does
+    the pod match its own term): InterPodAffinity rejects both nodes
+    (``satisfyPodAffinity``); dropping the term admits both."""
+    cluster = cluster_of(node("n1"), node("n2"), pod("p", "1", spec_extra={"affinity": {
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "db"}},
+             "topologyKey": "kubernetes.io/hostname"}]}}}))
+    (entry,) = filter_report(cluster, cluster.find_pod("default/p"), NOW)
+    assert (entry["plugin"], entry["nodes"]) == ("InterPodAffinity", 2)
+    assert entry["suggestion"]["change"] == (
+        "drop required pod affinity term 0 (topologyKey kubernetes.io/hostname)")
+    assert entry["suggestion"]["admits"] == 2
+
+
+def test_a_larger_change_for_one_plugin_does_not_end_the_others() -> None:
+    """n1 has taint ``a`` (one toleration admits it), n2 taints ``b`` and ``c`` (two),
+    n3 lacks both selector keys (two keys dropped). The two-toleration change is not
+    tried once one toleration admits a node, and NodeAffinity still gets its own
+    two-key suggestion."""
+    sel = {"disk": "ssd", "zone": "z1"}
+    cluster = cluster_of(
+        node("n1", labels=sel, taints=[{"key": "a", "effect": "NoSchedule"}]),
+        node("n2", labels=sel, taints=[{"key": "b", "effect": "NoSchedule"},
+                                       {"key": "c", "effect": "NoSchedule"}]),
+        node("n3"), pod("p", "1", ns="shop", spec_extra={"nodeSelector": sel}))
+    report = {e["plugin"]: e for e in filter_report(cluster, cluster.find_pod("shop/p"), NOW)}
+    assert report["TaintToleration"]["suggestion"]["change"] == "tolerate a:NoSchedule"
+    assert report["NodeAffinity"]["suggestion"]["change"] == "drop nodeSelector disk, zone"
+
+
+def test_a_suggestion_is_decided_at_the_given_time() -> None:
+    """No node has ``zone=a``; dropping the selector lets the priority-100 pod preempt
+    on the two full nodes, tied on every count until the victims' start times
+    (``pickOneNodeForPreemption``): ``b`` has none and counts as started now (2001), so
+    n1's victim ``a`` (2024) started later and n1 is chosen."""
+    cluster = cluster_of(
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("a", "1", node_name="n1", priority=1, start=OLD),
+        pod("b", "1", node_name="n2", priority=1),
+        pod("p", "1", priority=100, spec_extra={"nodeSelector": {"zone": "a"}}))
+    (entry,) = filter_report(cluster, cluster.find_pod("default/p"), NOW)
+    suggestion = entry["suggestion"]
+    assert suggestion["change"] == "drop nodeSelector zone"
+    assert (suggestion["result"], suggestion["node"], suggestion["victims"]) == (
+        "preempt", "n1", ["default/a"])
