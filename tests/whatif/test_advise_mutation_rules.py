@@ -496,3 +496,64 @@ def test_a_suggestion_is_decided_at_the_given_time() -> None:
     assert suggestion["change"] == "drop nodeSelector zone"
     assert (suggestion["result"], suggestion["node"], suggestion["victims"]) == (
         "preempt", "n1", ["default/a"])
+
+
+def _two_full_nodes(*extra: dict):
+    """n1 and n2 (1 CPU each) full with one priority-100 victim: ``a`` on n1 started in
+    2024 and guarded by ``guard`` (no disruption allowed), ``b`` on n2 without a
+    startTime."""
+    return cluster_of(
+        priority_class("low", 100), priority_class("mid", 500),
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("a", "1", ns="jobs", node_name="n1", priority=100, start=OLD,
+            labels={"app": "guarded"}),
+        pod("b", "1", ns="jobs", node_name="n2", priority=100),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+         "metadata": {"name": "guard", "namespace": "jobs"},
+         "spec": {"selector": {"matchLabels": {"app": "guarded"}}},
+         "status": {"disruptionsAllowed": 0}}, *extra)
+
+
+def test_budgets_are_lifted_at_the_given_time_and_priority() -> None:
+    """The budget steers the pod to n2 (``pickOneNodeForPreemption`` first minimises PDB
+    violations), as it is (priority 1000) and at the lowest value (101). Lifted, the
+    nodes tie until the victims' start times, and ``b`` (no startTime) counts as started
+    now (2001), before ``a``: n1 is chosen, so the budget blocks. Each trial without it
+    runs at the lowest value found: at the pod's own priority 50 it could preempt
+    nothing."""
+    cluster = _two_full_nodes(pod("vip", "1", ns="shop", priority=1000),
+                              pod("new", "1", ns="shop", priority=50))
+    vip = one_pod(cluster, "shop/vip")
+    assert (vip.current["node"], vip.current["victims"]) == ("n2", ["jobs/b"])
+    a = one_pod(cluster, "shop/new")
+    assert (a.priority["lowestValue"], a.priority["node"]) == (101, "n2")
+    assert [b["pdb"] for b in a.pdbs["blocking"]] == ["jobs/guard"]
+    without = a.pdbs["blocking"][0]["withoutIt"]
+    assert (without["result"], without["node"], without["victims"]) == (
+        "preempt", "n1", ["jobs/a"])
+    assert a.pdbs["withoutAnyPdb"]["node"] == "n1"
+    assert a.pdbs["violated"] == []
+
+
+def test_a_budget_with_room_is_relevant_but_not_blocking() -> None:
+    """The only victim's budget allows one disruption: preempting it violates nothing
+    (``filterPodsWithPDBViolation``), and lifting the budget changes nothing, so it is
+    not reported as blocking, at the lowest value (101) the trials run at."""
+    cluster = cluster_of(
+        node("n1", cpu="1"),
+        pod("a", "1", ns="jobs", node_name="n1", priority=100, labels={"app": "x"}),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+         "metadata": {"name": "roomy", "namespace": "jobs"},
+         "spec": {"selector": {"matchLabels": {"app": "x"}}},
+         "status": {"disruptionsAllowed": 1}},
+        pod("new", "1", ns="shop", priority=50))
+    a = one_pod(cluster, "shop/new")
+    assert (a.priority["lowestValue"], a.priority["victims"]) == (101, ["jobs/a"])
+    assert a.pdbs["violated"] == [] and a.pdbs["blocking"] == []
+
+
+def test_nothing_to_advise_on() -> None:
+    cluster = cluster_of(node("n1"))
+    with pytest.raises(InputError) as err:
+        advise(cluster, [("Deployment/shop/web", [], False)], subject="web", now=NOW)
+    assert str(err.value) == "web: nothing to advise on (no pods)"
