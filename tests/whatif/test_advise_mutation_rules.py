@@ -557,3 +557,79 @@ def test_nothing_to_advise_on() -> None:
     with pytest.raises(InputError) as err:
         advise(cluster, [("Deployment/shop/web", [], False)], subject="web", now=NOW)
     assert str(err.value) == "web: nothing to advise on (no pods)"
+
+
+def test_the_highest_user_priority_is_a_candidate() -> None:
+    """The only victim has priority 999,999,999; preempting it needs a strictly higher
+    priority (``selectVictimsOnNode``), and the highest a user PriorityClass may have
+    is 1,000,000,000: that is the lowest value. The lowest class at or above it is the
+    built-in ``system-cluster-critical`` (2,000,000,000). With a quota refusing pods of
+    both built-in classes in the namespace (the pod is new, so admission runs), no
+    class places it."""
+    objs = (node("n1", cpu="1"), pod("old", "1", node_name="n1", priority=999_999_999))
+    cluster = cluster_of(*objs, pod("new", "1", ns="shop", priority=50))
+    a = one_pod(cluster, "shop/new")
+    assert (a.priority["lowestValue"], a.priority["victims"]) == (1_000_000_000,
+                                                                 ["default/old"])
+    assert (a.priority["lowestClass"]["name"], a.priority["lowestClass"]["value"]) == (
+        "system-cluster-critical", 2_000_000_000)
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "no-critical", "namespace": "shop"},
+             "spec": {"hard": {"pods": "0"}, "scopeSelector": {"matchExpressions": [
+                 {"scopeName": "PriorityClass", "operator": "In",
+                  "values": ["system-cluster-critical", "system-node-critical"]}]}}}
+    cluster = cluster_of(*objs, quota)
+    a = advise(cluster, _workloads(cluster, pod("new", "1", ns="shop", priority=50)),
+               subject="new", now=NOW)
+    assert a.priority["lowestValue"] == 1_000_000_000
+    assert a.priority["lowestClass"] is None
+
+
+def test_no_priority_places_a_pod_too_big_for_every_node() -> None:
+    cluster = cluster_of(priority_class("low", 100), node("n1", cpu="1"),
+                         pod("huge", "8", ns="shop", priority=50))
+    a = one_pod(cluster, "shop/huge")
+    assert a.priority == {"lowestValue": None, "lowestClass": None}
+
+
+def test_budgets_violated_at_the_lowest_value_are_reported() -> None:
+    """As it is (priority 50) the pod preempts nothing; at the lowest value (101) it
+    preempts ``a``, whose budget allows no disruption (the only candidate, so
+    ``pickOneNodeForPreemption`` takes it with one violation): that budget is
+    violated."""
+    cluster = cluster_of(
+        node("n1", cpu="1"),
+        pod("a", "1", ns="jobs", node_name="n1", priority=100, labels={"app": "x"}),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+         "metadata": {"name": "tight", "namespace": "jobs"},
+         "spec": {"selector": {"matchLabels": {"app": "x"}}},
+         "status": {"disruptionsAllowed": 0}},
+        pod("new", "1", ns="shop", priority=50))
+    a = one_pod(cluster, "shop/new")
+    assert (a.current["result"], a.current["victims"]) == ("unschedulable", [])
+    assert (a.priority["pdbViolations"], a.pdbs["violated"]) == (1, ["jobs/tight"])
+
+
+def test_the_nodes_answer_names_its_search() -> None:
+    cluster = cluster_of(node("n1", cpu="1"), pod("busy", "1", node_name="n1", priority=100))
+    a = advise(cluster, _workloads(cluster, pod("api", "1", ns="shop", priority=50)),
+               subject="api", node_template=parse_shape("cpu=1,memory=1Gi"), now=NOW)
+    assert a.nodes == {"template": "shape",
+                       "allocatable": {"cpu": 1000, "memory": 2**30, "pods": 110},
+                       "needed": 1, "searchedUpTo": 4096, "rejectedBy": None,
+                       "placements": {"shape-added-0": 1}}
+
+
+def test_the_filter_analysis_is_decided_at_the_given_time() -> None:
+    """``test_a_suggestion_is_decided_at_the_given_time`` through ``advise``: the
+    analysis of the pending pod runs at the time advise was given."""
+    cluster = cluster_of(
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("a", "1", node_name="n1", priority=1, start=OLD),
+        pod("b", "1", node_name="n2", priority=1),
+        pod("p", "1", priority=100, spec_extra={"nodeSelector": {"zone": "a"}}))
+    a = one_pod(cluster, "default/p")
+    assert a.filters_pod == "default/p"
+    (entry,) = a.filters
+    assert (entry["suggestion"]["node"], entry["suggestion"]["victims"]) == (
+        "n1", ["default/a"])
