@@ -596,15 +596,17 @@ def test_budgets_violated_at_the_lowest_value_are_reported() -> None:
     """As it is (priority 50) the pod preempts nothing; at the lowest value (101) it
     preempts ``a``, whose budget allows no disruption (the only candidate, so
     ``pickOneNodeForPreemption`` takes it with one violation): that budget is
-    violated."""
+    violated. A budget of another namespace selecting the same labels does not cover
+    it (a PodDisruptionBudget selects pods of its own namespace)."""
+    def budget(ns: str) -> dict:
+        return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "tight", "namespace": ns},
+                "spec": {"selector": {"matchLabels": {"app": "x"}}},
+                "status": {"disruptionsAllowed": 0}}
     cluster = cluster_of(
         node("n1", cpu="1"),
         pod("a", "1", ns="jobs", node_name="n1", priority=100, labels={"app": "x"}),
-        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-         "metadata": {"name": "tight", "namespace": "jobs"},
-         "spec": {"selector": {"matchLabels": {"app": "x"}}},
-         "status": {"disruptionsAllowed": 0}},
-        pod("new", "1", ns="shop", priority=50))
+        budget("jobs"), budget("other"), pod("new", "1", ns="shop", priority=50))
     a = one_pod(cluster, "shop/new")
     assert (a.current["result"], a.current["victims"]) == ("unschedulable", [])
     assert (a.priority["pdbViolations"], a.pdbs["violated"]) == (1, ["jobs/tight"])
