@@ -635,3 +635,19 @@ def test_the_filter_analysis_is_decided_at_the_given_time() -> None:
     (entry,) = a.filters
     assert (entry["suggestion"]["node"], entry["suggestion"]["victims"]) == (
         "n1", ["default/a"])
+
+
+def test_the_filter_analysis_is_of_the_pod_left_pending() -> None:
+    """``a`` (priority 100) preempts ``v`` (priority 10, 2 CPUs) on n1 and is nominated
+    there. ``b`` (priority 5) cannot preempt ``v`` and finds n1 held by the terminating
+    victim and the nominee (``addNominatedPods``): its cycle fails, but it binds to the
+    CPU left once the victim has gone. ``c`` (nodeSelector ``zone=nowhere``) is the pod
+    left pending, so the filter table is its own: NodeAffinity rejects n1."""
+    cluster = cluster_of(node("n1", cpu="2"), pod("v", "2", node_name="n1", priority=10))
+    news = [pod("a", "1", ns="shop", priority=100), pod("b", "1", ns="shop", priority=5),
+            pod("c", "1", ns="shop", priority=1,
+                spec_extra={"nodeSelector": {"zone": "nowhere"}})]
+    a = advise(cluster, _workloads(cluster, *news), subject="new", now=NOW)
+    assert a.current["pending"] == 1  # c alone: b was bound once v had left
+    assert a.filters_pod == "shop/c"
+    assert [(f["plugin"], f["nodes"]) for f in a.filters] == [("NodeAffinity", 1)]
