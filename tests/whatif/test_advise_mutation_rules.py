@@ -53,6 +53,13 @@ def test_every_trial_is_decided_at_the_given_time() -> None:
     lowest = a.priority["lowestClass"]
     assert (lowest["name"], lowest["node"], lowest["victims"]) == ("mid", "n1", ["jobs/a"])
     assert a.pdbs["withoutAnyPdb"]["node"] == "n1"
+    cluster = cluster_of(
+        node("n1", cpu="1"), node("n2", cpu="1"),
+        pod("a", "1", ns="jobs", node_name="n1", priority=100, start=OLD),
+        pod("b", "1", ns="jobs", node_name="n2", priority=100),
+        pod("vip", "1", ns="shop", priority=1000))
+    vip = one_pod(cluster, "shop/vip")  # as it is, it preempts: the same tie, the same node
+    assert (vip.current["node"], vip.current["victims"]) == ("n1", ["jobs/a"])
 
 
 def test_the_lowest_class_is_tried_with_its_name_and_its_preemption_policy() -> None:
@@ -106,9 +113,10 @@ def test_shape_flags_give_the_node_the_apiserver_would_accept() -> None:
         with pytest.raises(InputError) as err:
             parse_shape(shape)
         assert str(err.value) == f"--node-shape: {bad!r} is not RESOURCE=QUANTITY"
-    with pytest.raises(InputError) as err:
-        parse_shape("cpu=lots")
-    assert str(err.value).startswith("--node-shape: cpu: ")
+    for shape in ("cpu=lots", "cpu=1=2"):  # RESOURCE is up to the first "="
+        with pytest.raises(InputError) as err:
+            parse_shape(shape)
+        assert str(err.value).startswith("--node-shape: cpu: quantity ")
 
 
 def _deployment(replicas: int, cpu: str = "1", **spec: object) -> dict:
