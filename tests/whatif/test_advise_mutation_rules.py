@@ -659,3 +659,42 @@ def test_the_filter_analysis_is_of_the_pod_left_pending() -> None:
     assert a.current["pending"] == 1  # c alone: b was bound once v had left
     assert a.filters_pod == "shop/c"
     assert [(f["plugin"], f["nodes"]) for f in a.filters] == [("NodeAffinity", 1)]
+
+
+def test_nodes_are_counted_with_quota_admission_at_the_given_time() -> None:
+    """``old`` was deleted on 2024-01-01 with a 30 s grace period; at ``now`` (2001) it
+    is still charged to the namespace's quota of one pod (the quota's pod evaluator stops
+    charging a terminating pod only once ``deletionTimestamp + deletionGracePeriodSeconds``
+    has passed). So the new pod is refused at creation in every trial, however many
+    nodes are added."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "one", "namespace": "shop"}, "spec": {"hard": {"pods": "1"}}}
+    cluster = cluster_of(
+        node("n1", cpu="4"), quota,
+        pod("old", "1", ns="shop", node_name="n1", priority=100,
+            meta_extra={"deletionTimestamp": OLD, "deletionGracePeriodSeconds": 30}))
+    a = advise(cluster, _workloads(cluster, pod("api", "1", ns="shop", priority=50)),
+               subject="api", node_template=parse_shape("cpu=1"), now=NOW)
+    assert (a.current["result"], a.current["rejected"]) == ("rejected", 1)
+    assert (a.nodes["needed"], a.nodes["rejectedBy"]) == (None, None)
+
+
+def test_the_filter_analysis_replays_the_trial_at_the_given_time() -> None:
+    """As above, ``x`` is refused by the quota at ``now``; ``y`` (another namespace, lower
+    priority) requires a pod ``app=x`` of ``shop`` on its host (``satisfyPodAffinity``)
+    and, with ``x`` refused, none runs: y is the pod left pending, and the analysis,
+    replayed at the same time, finds InterPodAffinity rejecting both nodes."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "one", "namespace": "shop"}, "spec": {"hard": {"pods": "1"}}}
+    cluster = cluster_of(
+        node("n1", cpu="4"), node("n2", cpu="4"), quota,
+        pod("old", "1", ns="shop", node_name="n1", priority=100,
+            meta_extra={"deletionTimestamp": OLD, "deletionGracePeriodSeconds": 30}))
+    x = pod("x", "1", ns="shop", priority=100, labels={"app": "x"})
+    y = pod("y", "1", ns="other", priority=50, spec_extra={"affinity": {"podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "x"}}, "namespaces": ["shop"],
+             "topologyKey": "kubernetes.io/hostname"}]}}})
+    a = advise(cluster, _workloads(cluster, x, y), subject="new", now=NOW)
+    assert a.filters_pod == "other/y"
+    assert [(f["plugin"], f["nodes"]) for f in a.filters] == [("InterPodAffinity", 2)]
