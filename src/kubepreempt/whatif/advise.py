@@ -46,6 +46,7 @@ from kubepreempt.api.objects import (
 )
 from kubepreempt.api.priority import PriorityClass
 from kubepreempt.api.quantity import QuantityError, canonical
+from kubepreempt.apimachinery.validation import label_value, qualified_name
 from kubepreempt.cluster import Cluster
 from kubepreempt.decide import PREEMPT, SCHEDULED, UNSCHEDULABLE, Decision, schedule
 from kubepreempt.scheduler.plugins.pod_topology_spread import pre_filter_state
@@ -248,17 +249,21 @@ def parse_shape(text: str, labels: Iterable[str] = (), taints: Iterable[str] = (
         except QuantityError as exc:
             raise InputError(f"--node-shape: {name}: {exc}") from None
     alloc.setdefault("pods", 110)
+    # Keys and values as the apiserver validates a Node's (ValidateLabels; validateTaints:
+    # a qualified-name key, a label value, one of the three effects): an added node it
+    # would refuse is no answer.
     node_labels = {}
     for item in labels:
         k, sep, v = item.partition("=")
-        if not sep:
+        if not sep or qualified_name(k) or label_value(v):
             raise InputError(f"--node-label: {item!r} is not KEY=VALUE")
         node_labels[k] = v
     node_taints = []
     for item in taints:
         kv, sep, effect = item.rpartition(":")
         k, _, v = kv.partition("=")
-        if not sep or effect not in (NO_SCHEDULE, NO_EXECUTE, "PreferNoSchedule") or not k:
+        if not sep or effect not in (NO_SCHEDULE, NO_EXECUTE, "PreferNoSchedule") \
+                or qualified_name(k) or label_value(v):
             raise InputError(f"--node-taint: {item!r} is not KEY[=VALUE]:EFFECT")
         node_taints.append(Taint(k, v, effect))
     return Node("shape", labels=node_labels, taints=tuple(node_taints), allocatable=alloc)
