@@ -6,7 +6,7 @@ boundaries. Each expected answer is worked out from the upstream function named.
 
 from __future__ import annotations
 
-from builders.kueue import CURRENT, V07, cq, flavor, pod_set, wl
+from builders.kueue import CURRENT, V07, cq, flavor, pod_set, run, wl
 from builders.kueue_assign import assign, assigner
 
 from kubepreempt.kueue.flavors import (
@@ -325,3 +325,40 @@ def test_v07_when_can_preempt_preempt_stops_the_search() -> None:
             wl("in", {"cpu": "4"}, queue="q")]
     a = assign(objs)
     assert (a.mode, a.flavors(), a.borrowing) == (Mode.PREEMPT, {"main": {"cpu": "f1"}}, True)
+
+
+def test_usage_of_every_earlier_pod_set_counts() -> None:
+    """``Assignment.append`` adds each pod set's requests to ``Usage.Quota.Assigned``: a
+    third pod set sees both earlier ones (1 + 1 + 3 > 4 cpu)."""
+    for version in BOTH:
+        objs = [flavor("default"), cq("q", [("default", {"cpu": "4"})]),
+                wl("in", pod_sets=[pod_set("a", 1, {"cpu": "1"}), pod_set("b", 1, {"cpu": "1"}),
+                                   pod_set("c", 1, {"cpu": "3"})], queue="q")]
+        a = assign(objs, version=version)
+        assert a.mode == Mode.NO_FIT
+        assert [ps.flavors for ps in a.pod_sets][2] is None
+
+
+def test_pod_set_assignment_keeps_count_and_total_requests() -> None:
+    """``PodSetAssignment.Count`` is the pod set's count less its reclaimable pods and
+    ``Requests`` its total requests at that count, with ``pods`` set to the count when the
+    ClusterQueue covers pods (upstream ``assignFlavors``; TestAssignFlavors' ``Count`` and
+    ``Requests``)."""
+    objs = [flavor("default"), cq("q", [("default", {"cpu": "8", "pods": "10"})]),
+            wl("in", pod_sets=[pod_set("main", 3, {"cpu": "1"})], queue="q")]
+    objs[-1]["status"] = {"reclaimablePods": [{"name": "main", "count": 1}]}
+    for version in BOTH:
+        ps = assign(objs, version=version).pod_sets[0]
+        assert (ps.count, ps.requests) == (2, {"cpu": 2000, "pods": 2})
+
+
+def test_decision_of_a_workload_whose_first_pod_set_gets_no_flavor() -> None:
+    """Upstream stops at the first pod set without flavors and reports the workload
+    NoFit; the decision then names no requests (no pod set holds a flavor) and does not
+    look at the later pod sets."""
+    objs = [flavor("default"), cq("q", [("default", {"cpu": "4"})]),
+            wl("in", pod_sets=[pod_set("a", 1, {"cpu": "8"}), pod_set("b", 1, {"cpu": "1"})],
+               queue="q")]
+    for version in BOTH:
+        d = run(objs, "in", version)
+        assert (d.result, d.mode, d.requests) == ("pending", "NoFit", {})
