@@ -14,8 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 from builders import node, pod
-from builders.workload_preemption import HIGH, LOW, NS, names, preemptor_pod, select, setup, victim
+from builders.gang import cluster_and_groups
+from builders.workload_preemption import (
+    HIGH,
+    LOW,
+    NS,
+    names,
+    pod_group,
+    preemptor_pod,
+    select,
+    setup,
+    victim,
+)
 
+from kubepreempt.scheduler.config import parse_scheduler_config
 from kubepreempt.scheduler.gang import GROUP_UNSCHEDULABLE, schedule_pod_group
 from kubepreempt.scheduler.gang.cycle import group_algorithm
 from kubepreempt.scheduler.gang.members import members_of
@@ -24,6 +36,7 @@ from kubepreempt.scheduler.gang.preemption import (
     NOT_ELIGIBLE_TERMINATING,
     WorkloadPreemption,
 )
+from kubepreempt.scheduler.scheduler import Scheduler
 
 PREEMPTED = [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}]
 
@@ -117,3 +130,29 @@ def test_a_unit_given_up_leaves_the_proposed_pods_state() -> None:
     outcome = select(objects, in_place=True)
     assert outcome.ok and names(outcome) == ["u1"]
     assert outcome.placements == {f"{NS}/p": "n2"}
+
+
+def test_the_proposal_replays_each_pod_with_its_own_profiles_filters() -> None:
+    """The pods name the "batch" profile, which runs no TaintToleration filter: p fits on
+    the tainted n1 once both victims are gone, and the in-place reprieval replays p with
+    batch's filters (``ProposedAssignment.GetCycleState`` of its own framework): v1 comes
+    back beside it, v2 no longer fits."""
+    preemptor = preemptor_pod("p")
+    preemptor["spec"]["schedulerName"] = "batch"
+    objects = [node("n1", cpu="2", taints=[{"key": "k", "effect": "NoSchedule"}]),
+               victim("v1", "n1", start=1), victim("v2", "n1", start=2), preemptor,
+               pod_group("preemptor-pg", HIGH)]
+    cluster, groups = cluster_and_groups(objects)
+    cluster.scheduler_config = parse_scheduler_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler"},
+                     {"schedulerName": "batch", "plugins": {"filter": {"disabled": [
+                         {"name": "TaintToleration"}]}}}]})
+    sched = Scheduler(cluster)
+    group = groups.pod_groups[f"{NS}/preemptor-pg"]
+    members = members_of(cluster, NS, "preemptor-pg")
+    outcome = WorkloadPreemption(groups.pod_groups).preempt(
+        sched, group, members, members.unscheduled, lambda: group_algorithm(
+            sched, group, 0, members.unscheduled, False, None, post_filters=False))
+    assert outcome.ok and names(outcome) == ["v2"]
+    assert outcome.placements == {f"{NS}/p": "n1"}
