@@ -160,7 +160,8 @@ class WorkloadPreemption:
                                           for p in queued) else PREEMPT_LOWER_PRIORITY
         if policy == PREEMPT_NEVER:
             return NOT_ELIGIBLE_NEVER
-        for name in {p.nominated_node_name for p in queued if p.nominated_node_name}:
+        # (sorted: the answer does not depend on the order, a run's work should not either)
+        for name in sorted({p.nominated_node_name for p in queued if p.nominated_node_name}):
             idx = cluster.node_index.get(name)
             if idx is None:
                 continue
