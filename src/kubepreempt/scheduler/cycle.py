@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kubepreempt.api.objects import Pod
+from kubepreempt.scheduler.filtering import NODE_NAME_PLUGINS
 from kubepreempt.scheduler.framework import Code, Status
 from kubepreempt.scheduler.preemption import Evaluator, PreemptionResult
 from kubepreempt.scheduler.sampling import sample_feasible
@@ -72,20 +73,25 @@ class CycleResult:
     post_filter: str = ""  # the PostFilter plugins' joined message
     fixed_message: str = ""  # messages that are not a FitError
     profile: str | None = None  # schedulerName of the profile that decided (None: ignored)
+    # PreFilter plugins that narrowed the nodes to a name list (NodeAffinity)
+    node_name_plugins: frozenset[str] = frozenset()
 
     @property
     def unschedulable_plugins(self) -> frozenset[str]:
         """The plugins that rejected the pod (upstream ``Diagnosis.UnschedulablePlugins``,
         kept in ``QueuedPodInfo`` for queueing hints): the PreFilter plugin that rejected
-        it, else the plugin of every node's status. Empty when scheduled or when no plugin
-        ran (no nodes, gates, other schedulers)."""
+        it, else the plugin of every node's status and every PreFilter plugin that returned
+        node names (``RunPreFilterPlugins``' third result, even when the names cover every
+        node). Empty when scheduled or when no plugin ran (no nodes, gates, other
+        schedulers)."""
         if self.result == SCHEDULED or self.fixed_message:
             return frozenset()
         if self.prefilter is not None:
             return frozenset({self.prefilter.plugin})
         if isinstance(self.statuses, NodeStatuses):
-            return frozenset(st.plugin for st, _ in self.statuses.counts())
-        return frozenset(st.plugin for st in self.statuses.values())
+            return frozenset(st.plugin for st, _ in self.statuses.counts()) \
+                | self.node_name_plugins
+        return frozenset(st.plugin for st in self.statuses.values()) | self.node_name_plugins
 
     @property
     def message(self) -> str:
@@ -161,7 +167,9 @@ def _schedule(sched: Scheduler, pod: Pod, n: int, preemption: bool, explain: boo
         return CycleResult(pod, SCHEDULED, best, nodes[best].name, n, statuses,
                            feasible=feasible, scores=scores if explain else None)
     failed = CycleResult(pod, UNSCHEDULABLE, num_nodes=n, statuses=statuses,
-                         prefilter=prefilter, feasible=feasible)
+                         prefilter=prefilter, feasible=feasible,
+                         node_name_plugins=NODE_NAME_PLUGINS if state.node_names is not None
+                         else frozenset())
     _post_filter(sched, failed, state, filters, preemption, explain, now, evaluator)
     return failed
 

@@ -138,6 +138,10 @@ def find_feasible(cluster: Snapshot, nominator: Nominator, pod: Pod, state: Cycl
     return FilterOutcome(feasible, statuses)
 
 
+# The PreFilter plugins that can narrow the nodes to a name list (PreFilterResult).
+NODE_NAME_PLUGINS = frozenset({"NodeAffinity"})
+
+
 def absent_status(filters: list[FilterPlugin]) -> Status:
     """Status of nodes a PreFilter node-name result left out (upstream wording).
 

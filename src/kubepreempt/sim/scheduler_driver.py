@@ -34,6 +34,7 @@ from kubepreempt.scheduler.queue.events import (
     POD_DELETE,
     ClusterEvent,
 )
+from kubepreempt.scheduler.queue.hints import hint_maps
 from kubepreempt.scheduler.queue.priority_queue import PriorityQueue
 from kubepreempt.scheduler.queue.scheduling_queue import FIFO, UPSTREAM, QueuedPod
 from kubepreempt.scheduler.scheduler import Scheduler
@@ -66,8 +67,9 @@ class SchedulerDriver(Actor):
         self.cluster = world.cluster
         self.nominations = queue != FIFO  # FIFO mode: the old scheduler, no nominations
         self.hints = queue == UPSTREAM  # queueing hints and async preemption
-        self.queue = PriorityQueue(queue, self.cluster.namespace_labels)
         self.sched = Scheduler(self.cluster, nominator=world.nominator)
+        self.queue = PriorityQueue(queue, self.cluster.namespace_labels,
+                                   hint_maps(self.sched.profiles))
         self.evaluator: Evaluator | None = None
         self.groups = groups
         self.workload_preemption: WorkloadPreemption | None = None

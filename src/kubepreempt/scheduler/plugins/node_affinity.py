@@ -167,6 +167,19 @@ def is_schedulable_after_node_change(pod: Pod, ev: ClusterEvent, ns: NsLabels) -
     return matches_node(pod, ev.node)  # type: ignore[arg-type]
 
 
-def events_to_register() -> dict[str, QueueingHint]:
-    """NodeAffinity's ``EventsToRegister``: Node Add / UpdateNodeLabel."""
-    return {NODE_ADD: is_schedulable_after_node_change}
+def events_to_register(added_required: NodeSelector | None = None
+                       ) -> dict[str, QueueingHint]:
+    """NodeAffinity's ``EventsToRegister``: Node Add / UpdateNodeLabel.
+
+    With the profile's ``addedAffinity`` the hint first skips a node that the added
+    required terms reject (upstream ``isSchedulableAfterNodeChange`` reads the plugin's
+    ``addedNodeSelector`` before the pod's own affinity)."""
+    if added_required is None:
+        return {NODE_ADD: is_schedulable_after_node_change}
+
+    def hint(pod: Pod, ev: ClusterEvent, ns: NsLabels) -> bool:
+        node = ev.node
+        assert node is not None
+        return added_required.matches(node.labels, node.name) and matches_node(pod, node)
+
+    return {NODE_ADD: hint}

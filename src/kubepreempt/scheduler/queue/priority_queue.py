@@ -18,7 +18,7 @@ from kubepreempt.scheduler.queue.events import (
     ClusterEvent,
     NsLabels,
 )
-from kubepreempt.scheduler.queue.hints import cross_topology, worth_requeuing
+from kubepreempt.scheduler.queue.hints import HINTS, HintMap, cross_topology, worth_requeuing
 from kubepreempt.scheduler.queue.scheduling_queue import (
     UPSTREAM,
     QueuedPod,
@@ -38,16 +38,26 @@ class PriorityQueue(SchedulingQueue):
     failed pod to backoffQ.
     """
 
-    def __init__(self, mode: str, namespace_labels: NsLabels) -> None:
+    def __init__(self, mode: str, namespace_labels: NsLabels,
+                 hint_maps: dict[str, HintMap] | None = None) -> None:
         super().__init__(mode)
         self.hints = mode == UPSTREAM  # queueing hints
         self.namespace_labels = namespace_labels
+        # spec.schedulerName -> its profile's queueing hints (the default map otherwise)
+        self.hint_maps = hint_maps or {}
         self.in_flight: QueuedPod | None = None  # the pod being scheduled
         self._in_flight_events: list[ClusterEvent] = []
         self._moved = False  # classic: a move request during the attempt
         # Pods whose fit depends on other pods' placement: upstream's InterPodAffinity and
         # PodTopologySpread both requeue on AssignedPodAdd.
         self._affinity_pending: set[str] = set()
+
+    def _worth(self, q: QueuedPod, ev: ClusterEvent, pod: Pod | None = None) -> bool:
+        """``isPodWorthRequeuing`` with the hints of the profile serving the pod (``pod``:
+        the pod as updated, when the event is its own update)."""
+        pod = q.pod if pod is None else pod
+        return worth_requeuing(pod, q.rejectors, ev, self.namespace_labels,
+                               self.hint_maps.get(pod.scheduler_name, HINTS))
 
     # ---- pods entering and leaving ----
     def add(self, pod: Pod, now: float) -> None:
@@ -98,9 +108,8 @@ class PriorityQueue(SchedulingQueue):
         """
         q.failed_version = version
         if self.hints:
-            ns = self.namespace_labels
             requeue = not q.rejectors or any(
-                worth_requeuing(q.pod, q.rejectors, ev, ns) for ev in self._in_flight_events)
+                self._worth(q, ev) for ev in self._in_flight_events)
         else:
             requeue = self._moved
         wake = self.failed(q, now, requeue)
@@ -120,9 +129,8 @@ class PriorityQueue(SchedulingQueue):
                 added = ev.pod
                 assert added is not None
                 return self.move_all(now, lambda q: cross_topology(
-                    q.pod, q.rejectors, added, ns) and worth_requeuing(
-                    q.pod, q.rejectors, ev, ns))
-            return self.move_all(now, lambda q: worth_requeuing(q.pod, q.rejectors, ev, ns))
+                    q.pod, q.rejectors, added, ns) and self._worth(q, ev))
+            return self.move_all(now, lambda q: self._worth(q, ev))
         if ev.kind == POD_ADD:
             if self._affinity_pending:
                 return self.move_all(now, only=lambda q: q.pod.key in self._affinity_pending)
@@ -153,7 +161,6 @@ class PriorityQueue(SchedulingQueue):
         """The pod's scheduling gates were removed: it enters activeQ if the
         SchedulingGates hint says Queue."""
         q = self.info.get(pod.key)
-        if q is not None and q.gated and worth_requeuing(
-                pod, q.rejectors, ClusterEvent(GATES_REMOVED, pod=pod), self.namespace_labels):
+        if q is not None and q.gated and self._worth(q, ClusterEvent(GATES_REMOVED, pod=pod), pod):
             return self.ungate(pod.key, now)
         return None
