@@ -70,7 +70,11 @@ def nominate(info: WorkloadInfo, pod_sets: tuple[PodSet, ...], snap: Snapshot,
     e = Entry(info)
     cq = info.cluster_queue
     if cq in snap.inactive:
-        e.message = f"ClusterQueue {cq} is inactive: {snap.inactive[cq]}"
+        # upstream's message names no cause; --explain says why (the ClusterQueue's
+        # Active=False condition upstream)
+        e.message = f"ClusterQueue {cq} is inactive"
+        if trace is not None:
+            trace.note(f"ClusterQueue {cq} is inactive: {snap.inactive[cq]}")
         e.reason = INACTIVE
         return e
     spec = snap.cqs[cq].spec
