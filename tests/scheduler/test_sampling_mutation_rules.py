@@ -134,3 +134,15 @@ def test_narrowed_walk_only_counts_the_named_nodes() -> None:
     assert sorted(result.statuses) == list(range(10))
     assert sched.sampling.value == 110
     assert np.all(result.feasible < 150)
+
+
+def test_a_narrowed_walk_that_finds_nothing_still_advances_the_index() -> None:
+    """Three named nodes, all unschedulable (node-000..009 are): nothing is feasible,
+    yet ``findNodesThatFitPod``
+    advances ``nextStartNodeIndex`` by ``processedNodes`` = 0 feasible + 3 statuses,
+    from 10 to 13."""
+    cluster = _cluster(unschedulable=range(10),
+                       extra=[_pinned("pinned", "node-001", "node-002", "node-003")])
+    sched, result = _cycle(cluster, "pinned", start=10)
+    assert result.feasible.size == 0
+    assert sched.sampling.value == 13

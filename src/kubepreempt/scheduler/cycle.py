@@ -158,7 +158,10 @@ def _schedule(sched: Scheduler, pod: Pod, n: int, preemption: bool, explain: boo
         if feasible is None:
             outcome = sched.find_feasible(pod, state, filters)
             feasible, statuses = outcome.feasible, outcome.statuses
-            if sched.sampling.enabled and feasible.size:  # percentageOfNodesToScore
+            # percentageOfNodesToScore; with no feasible node too, for the start index
+            # (upstream advances it by the nodes processed, the narrowed ones if PreFilter
+            # named nodes, whatever the walk found)
+            if sched.sampling.enabled:
                 feasible, statuses = sample_feasible(
                     cluster, state, sched.profile.nodes_to_find, sched.sampling,
                     feasible, statuses)
