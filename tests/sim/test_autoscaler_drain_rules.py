@@ -235,3 +235,14 @@ def test_the_group_minimum_counts_the_nodes_removed_before(lo: str,
     text = (group_node("n1", lo=lo) + group_node("n2", lo=lo) + group_node("n3", lo=lo)
             + bare("big", "1500m", 0, node="n1"))
     assert removed(text) == nodes_removed
+
+
+def test_nodes_with_only_daemon_or_expendable_pods_are_empty_and_go_together() -> None:
+    """``unneeded.Nodes.splitEmptyAndNonEmptyNodes``: a node is empty when it has no pod
+    to reschedule; daemon pods are not rescheduled and expendable pods are not in the
+    snapshot. n2 holds only a daemon pod, n3 only a -20 pod: both are empty and go
+    together at 600 (one non-empty node per loop would take n3 at 610)."""
+    daemon = owned_pod("d", "n2", owner="DaemonSet", labels="{app: agent}")
+    cheap = owned_pod("cheap", "n3", owner="", priority=-20, labels="{app: cheap}")
+    assert scale_downs(run(THREE + daemon + cheap, until=1200)) == [
+        (600.0, "n2"), (600.0, "n3")]

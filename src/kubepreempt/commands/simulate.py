@@ -110,7 +110,7 @@ def register(app: typer.Typer) -> None:
             "--expendable-pods-priority-cutoff", help="Pods below this priority never "
             "cause scale-up and do not block scale-down.")] = -10,
         threshold: Annotated[float, typer.Option(
-            "--scale-down-utilization-threshold", help="Nodes below this utilisation "
+            "--scale-down-utilization-threshold", help="Nodes at or below this utilisation "
             "may be removed.")] = 0.5,
         unneeded: Annotated[str, typer.Option(
             "--scale-down-unneeded-time", help="How long a node is unneeded before it is "

@@ -30,8 +30,8 @@ from its flags:
   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
   larger of requested cpu and memory over allocatable) is at or below
   ``--scale-down-utilization-threshold`` (0.5; ``isNodeAtOrBelowUtilizationThreshold``)
-  and whose pods can all move, becomes
-  unneeded; unneeded for ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
+  and whose pods can all move, becomes unneeded; unneeded for
+  ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
   lands there) and cordoned, its pods evicted, the node deleted once they are gone.
   Whether a pod may move follows the drainability rules (``rules.Default``): first a
@@ -60,9 +60,9 @@ failures and node-provisioning failures are not modelled. A pod whose controller
 in the input (a snapshot lists pods, not always their ReplicaSets) counts as replicated
 with its replica count unknown, where upstream's replicacount rule would block it
 (``ControllerNotFound``); ReplicationControllers are not run, so their replica count is
-never known. When a scan finds nothing to
-do and no timer runs, the loop sleeps until the cluster changes (an unchanged state
-gives the same answer), so a simulation still ends.
+never known. When a scan finds nothing to do and no timer runs, the loop sleeps until
+the cluster changes (an unchanged state gives the same answer), so a simulation still
+ends.
 """
 
 from __future__ import annotations
