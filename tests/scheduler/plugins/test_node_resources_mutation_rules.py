@@ -110,7 +110,9 @@ def _least_allocated_every_path(alloc: dict[str, str], *incoming_req: str) -> se
     plugin = NodeResourcesFit()
     idx = np.arange(len(copies), dtype=np.int64)
     got = set(plugin.score(state, idx).tolist()) | set(plugin.score(state, idx[:1]).tolist())
-    return got | {plugin.score_node(state, i) for i in idx.tolist()}
+    one = [plugin.score_node(state, i) for i in idx.tolist()]
+    assert all(type(s) is int for s in one)  # an int64 NodeScore, as upstream
+    return got | set(one)
 
 
 def test_least_allocated_counts_a_one_millicore_cpu_node() -> None:
