@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.kueue import CURRENT, V07, config, cq, flavor, inputs, wl
+from builders.kueue import CURRENT, V07, config, cq, flavor, inputs, run, wl
+from builders.kueue_hierarchy import cohort as cohort_object
 
 from kubepreempt.kueue.quota import CQState, Snapshot, queue_order_time, workload_info
 
@@ -343,3 +344,37 @@ def test_an_admission_without_count_takes_the_pod_sets_count() -> None:
         return body
     assert _info(admitted()) == (4, {"cpu": 4000})
     assert _info(admitted(), 1) == (3, {"cpu": 3000})
+
+
+# ---- inactive ClusterQueues and v0.7's cohorts ------------------------------------------------
+
+
+def test_each_inactive_queue_is_set_aside_with_its_condition_reason() -> None:
+    """A ClusterQueue is inactive on its own (``clusterQueue.inactiveReason``: reason
+    ``FlavorNotFound`` with the missing flavors listed, or ``Stopped`` for a stopPolicy
+    other than None); the queues after it in the input stay active. The pending
+    workload's message names the queue as inactive (``ClusterQueue %s is inactive``)
+    followed by that reason."""
+    stopped = cq("s", [("default", {"cpu": "4"})])
+    stopped["spec"]["stopPolicy"] = "Hold"
+    objs = [flavor("default"), cq("m", [("gone", {"cpu": "4"})], [("lost", {"memory": "4"})]),
+            stopped, cq("ok", [("default", {"cpu": "4"})]),
+            wl("in-m", {"cpu": "1"}, queue="m"), wl("in-s", {"cpu": "1"}, queue="s"),
+            wl("in-ok", {"cpu": "1"}, queue="ok")]
+    for version in (V07, CURRENT):
+        assert run(objs, "in-m", version).message == \
+            "ClusterQueue m is inactive: FlavorNotFound (gone, lost)"
+        assert run(objs, "in-s", version).message == "ClusterQueue s is inactive: Stopped"
+        assert run(objs, "in-ok", version).result == "admit"
+
+
+def test_v07_has_no_cohort_objects() -> None:
+    """Kueue v0.7 has no Cohort API: a cohort is only the name its ClusterQueues share,
+    holding what they lend. A Cohort object handed to a v0.7 snapshot adds no quota."""
+    queues = [flavor("default"), cq("a", [("default", {"cpu": "1"})], cohort="c"),
+              cq("b", [("default", {"cpu": "1"})], cohort="c")]
+    with_object = inputs([*queues, cohort_object("c", cpu="10")], CURRENT).cohorts
+    v07 = inputs(queues, V07)
+    snap = Snapshot(v07.cluster_queues.values(), v07.flavors, [], v07.config, with_object)
+    assert snap.cohorts["c"].subtree[("default", "cpu")] == 2000
+    assert snap.cqs["a"].available(("default", "cpu")) == 2000
