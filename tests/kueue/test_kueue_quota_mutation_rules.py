@@ -378,3 +378,20 @@ def test_v07_has_no_cohort_objects() -> None:
     snap = Snapshot(v07.cluster_queues.values(), v07.flavors, [], v07.config, with_object)
     assert snap.cohorts["c"].subtree[("default", "cpu")] == 2000
     assert snap.cqs["a"].available(("default", "cpu")) == 2000
+
+
+def test_every_workload_holding_quota_in_an_active_queue_is_charged() -> None:
+    """The cache charges each workload with a quota reservation to its ClusterQueue
+    (``addOrUpdateWorkload``) and skips the others -- pending ones, and those whose queue
+    is missing or inactive -- one by one, whatever comes before them in the input."""
+    objs = [flavor("default"), cq("q", [("default", {"cpu": "8"})]),
+            cq("m", [("gone", {"cpu": "4"})]),
+            wl("pending", {"cpu": "1"}, queue="q"),
+            wl("orphan", {"cpu": "2"}, admitted="nowhere"),
+            wl("inactive", {"cpu": "2"}, admitted="m", flavors={"cpu": "gone"}),
+            wl("held", {"cpu": "3"}, admitted="q")]
+    inp = inputs(objs, CURRENT)
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, inp.workloads.values(),
+                    inp.config, inp.cohorts)
+    assert snap.cqs["q"].used("default", "cpu") == 3000
+    assert [w.key for w in snap.all_workloads()] == ["default/held"]
