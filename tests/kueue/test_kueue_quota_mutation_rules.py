@@ -395,3 +395,21 @@ def test_every_workload_holding_quota_in_an_active_queue_is_charged() -> None:
                     inp.config, inp.cohorts)
     assert snap.cqs["q"].used("default", "cpu") == 3000
     assert [w.key for w in snap.all_workloads()] == ["default/held"]
+
+
+def test_only_the_cohorts_on_or_under_a_cycle_are_cyclic() -> None:
+    """``hierarchy.HasCycle`` follows parents from a cohort: ``child`` -> ``root`` (a Cohort
+    object without parent) and ``orphan`` -> ``missing`` (no object) end, so their queues
+    admit; ``x`` <-> ``y`` loop, and ``below`` leads into that loop."""
+    objs = [flavor("default"), _cohort("child", "root"), _cohort("root"),
+            _cohort("orphan", "missing"), _cohort("x", "y"), _cohort("y", "x"),
+            _cohort("below", "x")]
+    queues = {"in-child": "child", "in-orphan": "orphan", "in-x": "x", "in-below": "below"}
+    for name, parent in queues.items():
+        objs += [cq(f"q-{name}", [("default", {"cpu": "4"})], cohort=parent),
+                 wl(name, {"cpu": "1"}, queue=f"q-{name}")]
+    assert run(objs, "in-child", CURRENT).result == "admit"
+    assert run(objs, "in-orphan", CURRENT).result == "admit"
+    for name in ("in-x", "in-below"):
+        assert run(objs, name, CURRENT).message == \
+            f"ClusterQueue q-{name} is inactive: cohort has a cycle"
