@@ -413,3 +413,18 @@ def test_only_the_cohorts_on_or_under_a_cycle_are_cyclic() -> None:
     for name in ("in-x", "in-below"):
         assert run(objs, name, CURRENT).message == \
             f"ClusterQueue q-{name} is inactive: cohort has a cycle"
+
+
+def test_undeclared_usage_in_a_queue_with_a_lending_limit() -> None:
+    """As above, for a queue that keeps quota local (a lendingLimit): ``LocalAvailable``
+    of a flavor-resource it does not declare is ``max(0, 0 - 0)`` before the first usage
+    there, so all of it goes to the cohort."""
+    objs = [flavor("default"), flavor("other"),
+            cq("a", [("default", {"cpu": ("2", None, "1")})], cohort="c"),
+            cq("b", [("default", {"cpu": "1"})], cohort="c"),
+            wl("w", admitted="a", flavors={"cpu": "other"})]
+    inp = inputs(objs, CURRENT)
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, inp.workloads.values(),
+                    inp.config, inp.cohorts)
+    assert snap.cqs["a"].used("other", "cpu") == 1000
+    assert snap.cohorts["c"].usage[("other", "cpu")] == 1000
