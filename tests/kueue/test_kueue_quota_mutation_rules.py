@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders.kueue import CURRENT, V07, config, cq, flavor, inputs, wl
+from builders.kueue import CURRENT, V07, config, cq, flavor, inputs, run, wl
+from builders.kueue_hierarchy import cohort as cohort_object
 
 from kubepreempt.kueue.quota import CQState, Snapshot, queue_order_time, workload_info
 
@@ -343,3 +344,87 @@ def test_an_admission_without_count_takes_the_pod_sets_count() -> None:
         return body
     assert _info(admitted()) == (4, {"cpu": 4000})
     assert _info(admitted(), 1) == (3, {"cpu": 3000})
+
+
+# ---- inactive ClusterQueues and v0.7's cohorts ------------------------------------------------
+
+
+def test_each_inactive_queue_is_set_aside_with_its_condition_reason() -> None:
+    """A ClusterQueue is inactive on its own (``clusterQueue.inactiveReason``: reason
+    ``FlavorNotFound`` with the missing flavors listed, or ``Stopped`` for a stopPolicy
+    other than None); the queues after it in the input stay active. The pending
+    workload's message names the queue as inactive (``ClusterQueue %s is inactive``)
+    followed by that reason."""
+    stopped = cq("s", [("default", {"cpu": "4"})])
+    stopped["spec"]["stopPolicy"] = "Hold"
+    objs = [flavor("default"), cq("m", [("gone", {"cpu": "4"})], [("lost", {"memory": "4"})]),
+            stopped, cq("ok", [("default", {"cpu": "4"})]),
+            wl("in-m", {"cpu": "1"}, queue="m"), wl("in-s", {"cpu": "1"}, queue="s"),
+            wl("in-ok", {"cpu": "1"}, queue="ok")]
+    for version in (V07, CURRENT):
+        assert run(objs, "in-m", version).message == \
+            "ClusterQueue m is inactive: FlavorNotFound (gone, lost)"
+        assert run(objs, "in-s", version).message == "ClusterQueue s is inactive: Stopped"
+        assert run(objs, "in-ok", version).result == "admit"
+
+
+def test_v07_has_no_cohort_objects() -> None:
+    """Kueue v0.7 has no Cohort API: a cohort is only the name its ClusterQueues share,
+    holding what they lend. A Cohort object handed to a v0.7 snapshot adds no quota."""
+    queues = [flavor("default"), cq("a", [("default", {"cpu": "1"})], cohort="c"),
+              cq("b", [("default", {"cpu": "1"})], cohort="c")]
+    with_object = inputs([*queues, cohort_object("c", cpu="10")], CURRENT).cohorts
+    v07 = inputs(queues, V07)
+    snap = Snapshot(v07.cluster_queues.values(), v07.flavors, [], v07.config, with_object)
+    assert snap.cohorts["c"].subtree[("default", "cpu")] == 2000
+    assert snap.cqs["a"].available(("default", "cpu")) == 2000
+
+
+def test_every_workload_holding_quota_in_an_active_queue_is_charged() -> None:
+    """The cache charges each workload with a quota reservation to its ClusterQueue
+    (``addOrUpdateWorkload``) and skips the others -- pending ones, and those whose queue
+    is missing or inactive -- one by one, whatever comes before them in the input."""
+    objs = [flavor("default"), cq("q", [("default", {"cpu": "8"})]),
+            cq("m", [("gone", {"cpu": "4"})]),
+            wl("pending", {"cpu": "1"}, queue="q"),
+            wl("orphan", {"cpu": "2"}, admitted="nowhere"),
+            wl("inactive", {"cpu": "2"}, admitted="m", flavors={"cpu": "gone"}),
+            wl("held", {"cpu": "3"}, admitted="q")]
+    inp = inputs(objs, CURRENT)
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, inp.workloads.values(),
+                    inp.config, inp.cohorts)
+    assert snap.cqs["q"].used("default", "cpu") == 3000
+    assert [w.key for w in snap.all_workloads()] == ["default/held"]
+
+
+def test_only_the_cohorts_on_or_under_a_cycle_are_cyclic() -> None:
+    """``hierarchy.HasCycle`` follows parents from a cohort: ``child`` -> ``root`` (a Cohort
+    object without parent) and ``orphan`` -> ``missing`` (no object) end, so their queues
+    admit; ``x`` <-> ``y`` loop, and ``below`` leads into that loop."""
+    objs = [flavor("default"), _cohort("child", "root"), _cohort("root"),
+            _cohort("orphan", "missing"), _cohort("x", "y"), _cohort("y", "x"),
+            _cohort("below", "x")]
+    queues = {"in-child": "child", "in-orphan": "orphan", "in-x": "x", "in-below": "below"}
+    for name, parent in queues.items():
+        objs += [cq(f"q-{name}", [("default", {"cpu": "4"})], cohort=parent),
+                 wl(name, {"cpu": "1"}, queue=f"q-{name}")]
+    assert run(objs, "in-child", CURRENT).result == "admit"
+    assert run(objs, "in-orphan", CURRENT).result == "admit"
+    for name in ("in-x", "in-below"):
+        assert run(objs, name, CURRENT).message == \
+            f"ClusterQueue q-{name} is inactive: cohort has a cycle"
+
+
+def test_undeclared_usage_in_a_queue_with_a_lending_limit() -> None:
+    """As above, for a queue that keeps quota local (a lendingLimit): ``LocalAvailable``
+    of a flavor-resource it does not declare is ``max(0, 0 - 0)`` before the first usage
+    there, so all of it goes to the cohort."""
+    objs = [flavor("default"), flavor("other"),
+            cq("a", [("default", {"cpu": ("2", None, "1")})], cohort="c"),
+            cq("b", [("default", {"cpu": "1"})], cohort="c"),
+            wl("w", admitted="a", flavors={"cpu": "other"})]
+    inp = inputs(objs, CURRENT)
+    snap = Snapshot(inp.cluster_queues.values(), inp.flavors, inp.workloads.values(),
+                    inp.config, inp.cohorts)
+    assert snap.cqs["a"].used("other", "cpu") == 1000
+    assert snap.cohorts["c"].usage[("other", "cpu")] == 1000
