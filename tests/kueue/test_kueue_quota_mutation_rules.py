@@ -353,8 +353,8 @@ def test_each_inactive_queue_is_set_aside_with_its_condition_reason() -> None:
     """A ClusterQueue is inactive on its own (``clusterQueue.inactiveReason``: reason
     ``FlavorNotFound`` with the missing flavors listed, or ``Stopped`` for a stopPolicy
     other than None); the queues after it in the input stay active. The pending
-    workload's message names the queue as inactive (``ClusterQueue %s is inactive``)
-    followed by that reason."""
+    workload's message names the queue as inactive (``ClusterQueue %s is inactive``);
+    the explanation's trace adds that reason."""
     stopped = cq("s", [("default", {"cpu": "4"})])
     stopped["spec"]["stopPolicy"] = "Hold"
     objs = [flavor("default"), cq("m", [("gone", {"cpu": "4"})], [("lost", {"memory": "4"})]),
@@ -362,9 +362,11 @@ def test_each_inactive_queue_is_set_aside_with_its_condition_reason() -> None:
             wl("in-m", {"cpu": "1"}, queue="m"), wl("in-s", {"cpu": "1"}, queue="s"),
             wl("in-ok", {"cpu": "1"}, queue="ok")]
     for version in (V07, CURRENT):
-        assert run(objs, "in-m", version).message == \
-            "ClusterQueue m is inactive: FlavorNotFound (gone, lost)"
-        assert run(objs, "in-s", version).message == "ClusterQueue s is inactive: Stopped"
+        m, s = run(objs, "in-m", version), run(objs, "in-s", version)
+        assert (m.message, s.message) == ("ClusterQueue m is inactive",
+                                          "ClusterQueue s is inactive")
+        assert "ClusterQueue m is inactive: FlavorNotFound (gone, lost)" in m.trace.lines
+        assert "ClusterQueue s is inactive: Stopped" in s.trace.lines
         assert run(objs, "in-ok", version).result == "admit"
 
 
@@ -411,8 +413,9 @@ def test_only_the_cohorts_on_or_under_a_cycle_are_cyclic() -> None:
     assert run(objs, "in-child", CURRENT).result == "admit"
     assert run(objs, "in-orphan", CURRENT).result == "admit"
     for name in ("in-x", "in-below"):
-        assert run(objs, name, CURRENT).message == \
-            f"ClusterQueue q-{name} is inactive: cohort has a cycle"
+        d = run(objs, name, CURRENT)
+        assert d.message == f"ClusterQueue q-{name} is inactive"
+        assert f"ClusterQueue q-{name} is inactive: cohort has a cycle" in d.trace.lines
 
 
 def test_undeclared_usage_in_a_queue_with_a_lending_limit() -> None:

@@ -8,6 +8,7 @@ import pytest
 from builders.kueue import CURRENT, V07, config, cq, flavor, inputs, pod_set, run, wl
 
 from kubepreempt.kueue.quota import Snapshot, lowest_subtree_that_fits, workload_info
+from kubepreempt.kueue.semantics import semantics_for
 
 CPU = ("default", "cpu")
 
@@ -57,22 +58,28 @@ def test_reclaimable_pods_scale_down_an_admitted_workloads_usage(version: str) -
     assert snapshot(objs, version).cqs["q"].used("default", "cpu") == 664
 
 
-@pytest.mark.parametrize("version", [V07, CURRENT])
-def test_partially_admitted_workload_keeps_its_admitted_usage(version: str) -> None:
+@pytest.mark.parametrize(("version", "count", "cpu"), [(V07, 4, 4000), (CURRENT, 2, 2000)])
+def test_partially_admitted_workload_keeps_its_admitted_usage(version: str, count: int,
+                                                              cpu: int) -> None:
     """Partial admission: the spec asks for 4 pods, the admission granted 2 (2 CPUs). The
     count after reclaim (4) is *higher* than the admitted count, and upstream's
     ``totalRequestsFromAdmission`` only scales when it is lower ("Otherwise if
     countAfterReclaim is higher it means that the podSet was partially admitted and the
-    count should be preserved"): the queue is charged 2 CPUs, not 4.
+    count should be preserved", #3118, v0.10): the queue is charged 2 CPUs. Kueue v0.7.0
+    rescaled whenever the counts differed (``count != setRes.Count``): 2 CPUs / 2 pods x 4
+    pods = 4 CPUs.
 
-    Kills the mutation ``current < count`` -> ``current != count`` (the former bug)."""
+    Kills the mutation ``current < count`` -> ``current != count``, and the release
+    switch ``partial_admission_keeps_usage`` either way."""
     w = wl("w", pod_sets=[pod_set("main", 4, {"cpu": "1"})], admitted="q")
     psa = w["status"]["admission"]["podSetAssignments"][0]
     psa["count"], psa["resourceUsage"] = 2, {"cpu": "2"}
     objs = [flavor("default"), cq("q", [("default", {"cpu": "8"})]), w]
-    (ps,) = workload_info(inputs(objs, version).workloads["default/w"]).total_requests
-    assert (ps.count, ps.requests) == (2, {"cpu": 2000})
-    assert snapshot(objs, version).cqs["q"].used("default", "cpu") == 2000
+    sem = semantics_for(version)
+    (ps,) = workload_info(inputs(objs, version).workloads["default/w"], "",
+                          sem.partial_admission_keeps_usage).total_requests
+    assert (ps.count, ps.requests) == (count, {"cpu": cpu})
+    assert snapshot(objs, version).cqs["q"].used("default", "cpu") == cpu
 
 
 # ---- the lowest subtree that fits, under lending limits ---------------------------------------

@@ -84,8 +84,12 @@ def _scaled(per_pod: Mapping[str, int], count: int) -> dict[str, int]:
     return {r: v * count for r, v in per_pod.items()}
 
 
-def workload_info(wl: Workload, cluster_queue: str = "") -> WorkloadInfo:
-    """Build the info: from ``status.admission`` when admitted, else from the pod sets."""
+def workload_info(wl: Workload, cluster_queue: str = "",
+                  partial_admission_keeps_usage: bool = True) -> WorkloadInfo:
+    """Build the info: from ``status.admission`` when admitted, else from the pod sets.
+
+    ``partial_admission_keeps_usage``: the release's rule for a count after reclaim above
+    the admitted one (``Semantics.partial_admission_keeps_usage``)."""
     counts = {ps.name: max(0, ps.count - wl.reclaimable.get(ps.name, 0)) for ps in wl.pod_sets}
     by_name = {ps.name: ps for ps in wl.pod_sets}
     if wl.admission_cq:
@@ -99,8 +103,9 @@ def workload_info(wl: Workload, cluster_queue: str = "") -> WorkloadInfo:
                 requests = _scaled(ps.requests, count) if ps else {}
             current = counts.get(psa.name, count)
             # totalRequestsFromAdmission: reclaimable pods scale the usage down; a count
-            # above the admitted one is a partial admission and keeps the admitted usage.
-            if current < count:
+            # above the admitted one is a partial admission and keeps the admitted usage
+            # (v0.7: rescaled whenever the counts differ).
+            if current < count or (current != count and not partial_admission_keeps_usage):
                 requests = {r: go_div(v, count) * current for r, v in requests.items()}
                 count = current
             total.append(PodSetResources(psa.name, count, requests, dict(psa.flavors)))
@@ -426,7 +431,9 @@ class Snapshot:
             st = self.cqs.get(wl.admission_cq)
             if st is None:
                 continue  # its queue is gone or inactive: upstream's snapshot skips it too
-            info = workload_info(wl)
+            info = workload_info(
+                wl, partial_admission_keeps_usage=self.config.semantics
+                .partial_admission_keeps_usage)
             st.workloads[info.key] = info
             self._update(st, info, 1)
 

@@ -97,6 +97,11 @@ class Semantics:
     # flavorFungibility.preference (v0.15, #7316): PreemptionOverBorrowing ranks flavors by
     # borrowing level before preemption mode (``isPreferred``); v0.7 has no such field.
     fungibility_preference: bool
+    # An admitted pod set's usage is rescaled to its count after reclaimablePods only when
+    # that count is lower (``totalRequestsFromAdmission``, #3118, v0.10): a higher count
+    # is a partial admission and keeps the admitted usage. v0.7 rescaled whenever the
+    # counts differed, charging a partially admitted workload for its whole spec.
+    partial_admission_keeps_usage: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -110,7 +115,7 @@ SEMANTICS: dict[str, Semantics] = {
                     flavor_preemption_oracle=False, skip_zero_undeclared=False,
                     fair_sharing_prioritize_non_borrowing=False,
                     reserve_unreclaimable_preempt=False, flavor_tolerations=False,
-                    fungibility_preference=False),
+                    fungibility_preference=False, partial_admission_keeps_usage=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -122,7 +127,7 @@ SEMANTICS: dict[str, Semantics] = {
                        flavor_preemption_oracle=True, skip_zero_undeclared=True,
                        fair_sharing_prioritize_non_borrowing=True,
                        reserve_unreclaimable_preempt=True, flavor_tolerations=True,
-                       fungibility_preference=True),
+                       fungibility_preference=True, partial_admission_keeps_usage=True),
 }
 
 
