@@ -77,3 +77,11 @@ def test_evicted_observed_generation() -> None:
         assert {k: v for k, v in evicted.items() if k == "observedGeneration"} == want
         assert "observedGeneration" not in preempted
         assert preempted["lastTransitionTime"] == T1 and preempted["reason"] == "InClusterQueue"
+
+
+def test_set_status_condition_without_observed_generation_on_either_side() -> None:
+    """``SetStatusCondition`` with no observedGeneration on the existing condition nor the
+    new one (both 0): nothing to remove, the rest is merged as usual."""
+    conds = [_cond("Other", "True", "Keep", T0)]
+    set_condition(conds, _cond("Other", "True", "Changed", T1))
+    assert conds == [_cond("Other", "True", "Changed", T0)]

@@ -79,3 +79,15 @@ def test_dominant_resource_is_the_largest_ratio_then_the_first_name() -> None:
         assert (drs.ratio, drs.resource) == (750.0, "memory")
         drs = _share(objs("2", "2", first), "q")
         assert (drs.ratio, drs.resource) == (500.0, "cpu")
+
+
+def test_usage_exactly_at_quota_is_not_borrowing() -> None:
+    """``dominantResourceShare`` counts a flavor-resource as borrowed only when usage is
+    above the subtree quota (``amountBorrowed > 0``): at exactly its quota a node neither
+    borrows nor ``IsBorrowingOn`` that flavor-resource."""
+    objs = [flavor("default"), cq("q", [("default", {"cpu": "2"})], cohort="c"),
+            cq("lender", [("default", {"cpu": "4"})], cohort="c"),
+            wl("a", {"cpu": "2"}, admitted="q")]
+    drs = _share(objs, "q")
+    assert (drs.borrowing, drs.ratio) == (False, 0.0)
+    assert not drs.is_borrowing_on({"default": {"cpu": 1000}})
