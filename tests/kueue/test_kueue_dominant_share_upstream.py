@@ -48,9 +48,12 @@ CASES: dict[str, tuple[Any, ...]] = {
         _q("lending-cq", {"cpu": "8", GPU: ("64", None, "0")}, "1"),
         {("default", "cpu"): 1000, ("default", GPU): 1},
         {("default", "cpu"): 4000, ("default", GPU): 4}, (300, "cpu")),
+    # Not an upstream case: weight 0 makes a share infinite only when its ratio is not
+    # zero (``zeroWeightBorrows``: isWeightZero && !IsZero); borrowing what nobody lends
+    # leaves the ratio 0, so the share is 0.
     "a zero-weight ClusterQueue borrowing only what nobody lends": (
         _q("cq", {GPU: ("2", None, "0")}, "0"), _q("lending-cq", {GPU: ("64", None, "0")}, "1"),
-        {("default", GPU): 3}, {}, (MAX, "")),
+        {("default", GPU): 3}, {}, (0, "")),
     "multiple flavors": (
         _q("cq", {"cpu": "20"}, "1", "on-demand", [("spot", {"cpu": "80"})]),
         _q("lending-cq", {"cpu": "100"}, "1"),

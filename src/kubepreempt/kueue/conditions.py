@@ -31,12 +31,14 @@ def preemption_message(preemptor_uid: str, same_queue: bool) -> str:
     return f"Preempted to accommodate a workload (UID: {preemptor_uid}) in the {origin}"
 
 
-# HumanReadablePreemptionReasons (current Kueue).
+# HumanReadablePreemptionReasons (current Kueue); a reason missing from it reads as the
+# empty string, as a Go map lookup does.
 HUMAN_REASONS = {
     "InClusterQueue": "prioritization in the ClusterQueue",
     "InCohortReclamation": "reclamation within the cohort",
     "InCohortFairSharing": "Fair Sharing within the cohort",
     "InCohortReclaimWhileBorrowing": "reclamation within the cohort while borrowing",
+    "": "UNKNOWN",
 }
 
 
@@ -44,7 +46,7 @@ def current_preemption_message(preemptor_uid: str, job_uid: str, reason: str,
                                preemptor_path: str, preemptee_path: str) -> str:
     """Current ``preemptionMessage`` (empty parts read ``UNKNOWN``)."""
     return (f"Preempted to accommodate a workload (UID: {preemptor_uid or 'UNKNOWN'}, "
-            f"JobUID: {job_uid or 'UNKNOWN'}) due to {HUMAN_REASONS.get(reason, 'UNKNOWN')}; "
+            f"JobUID: {job_uid or 'UNKNOWN'}) due to {HUMAN_REASONS.get(reason, '')}; "
             f"preemptor path: {preemptor_path or 'UNKNOWN'}; "
             f"preemptee path: {preemptee_path or 'UNKNOWN'}")
 
@@ -79,10 +81,9 @@ def victim_conditions(victim: Workload, preemptor_uid: str, same_queue: bool,
         else detailed[0]
     when = rfc3339(now)
     evicted: dict[str, Any] = {"type": "Evicted", "status": "True", "lastTransitionTime": when,
-                               "reason": "Preempted", "message": message,
-                               "observedGeneration": victim.generation or 0}
-    if victim.generation is None:
-        evicted.pop("observedGeneration")  # omitempty: Go's zero value is not printed
+                               "reason": "Preempted", "message": message}
+    if victim.generation:  # omitempty: Go does not print a zero observedGeneration
+        evicted["observedGeneration"] = victim.generation
     set_condition(conds, evicted)
     set_condition(conds, {"type": "Preempted", "status": "True", "lastTransitionTime": when,
                           "reason": reason, "message": message})

@@ -2,7 +2,7 @@
 
 For a node with a parent: the largest ratio, over resources, of what it uses above its
 subtree quota to what the parent could lend, divided by its fair-sharing weight; a weight
-of 0 makes the share infinite only while the node borrows. Read by fair-sharing
+of 0 makes a non-zero share infinite. Read by fair-sharing
 preemption, the fair-sharing entry order and the reported weighted shares.
 """
 
@@ -27,8 +27,9 @@ class DRS:
 
     @property
     def zero_weight_borrows(self) -> bool:
-        """Weight 0 while borrowing: an infinite share."""
-        return self.weight == 0 and self.borrowing
+        """``zeroWeightBorrows``: weight 0 and a non-zero share, which is infinite. (A node
+        borrowing only resources its tree cannot lend has a zero ratio: share 0.)"""
+        return self.weight == 0 and self.ratio != 0
 
     def is_borrowing_on(self, requested: Usage) -> bool:
         """``IsBorrowingOn``: the node borrows on a flavor-resource ``requested`` asks a
