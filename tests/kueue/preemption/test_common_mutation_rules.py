@@ -86,6 +86,16 @@ def test_the_rank_of_an_unreserved_candidate_follows_the_current_time() -> None:
     assert candidate_rank(info, NOW + 50)[2] == -(NOW + 50)
 
 
+def test_the_rank_with_a_false_quota_reserved_condition_follows_the_current_time() -> None:
+    """quotaReservationTime: a QuotaReserved condition that is not True (here False, as
+    after an eviction) also means the current time, read at each ordering."""
+    info = _info(wl("evicted", {"cpu": "1"}, 0, queue="q", conditions=[
+        {"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": "",
+         "lastTransitionTime": "2023-11-14T22:13:20Z"}]))
+    assert candidate_rank(info, NOW)[2] == -NOW
+    assert candidate_rank(info, NOW + 50)[2] == -(NOW + 50)
+
+
 def test_the_rank_follows_a_changed_uid() -> None:
     """CandidatesOrdering compares the UIDs the workloads have now."""
     info = _info(wl("w", {"cpu": "1"}, 0, admitted="q", uid="first"))
