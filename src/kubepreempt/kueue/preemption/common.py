@@ -22,6 +22,10 @@ IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
 
 ResPerFlavor = dict[str, set[str]]
 
+# Go's zero time.Time (0001-01-01T00:00:00Z) in Unix seconds: a condition without a
+# lastTransitionTime is older than any written time, the Unix epoch included.
+GO_ZERO_TIME = -62135596800.0
+
 
 @dataclass(slots=True)
 class Target:
@@ -60,7 +64,7 @@ def _reservation_time(info: WorkloadInfo, now: float) -> float:
     c = info.obj.condition("QuotaReserved")
     if c is None or c.status != "True":
         return now  # not populated yet: upstream uses the current time
-    return c.time if c.time is not None else 0.0  # Go's zero time is the oldest
+    return c.time if c.time is not None else GO_ZERO_TIME
 
 
 def candidate_rank(w: WorkloadInfo, now: float) -> tuple:
