@@ -70,7 +70,9 @@ def _scores(plugin: BalancedAllocation, requests: dict[str, str],
         for i, s in zip(group.tolist(), scores.tolist(), strict=True):
             got[origin[cluster.nodes[i].name]].add(s)
     for i in idx.tolist():
-        got[origin[cluster.nodes[i].name]].add(plugin.score_node(state, i))
+        one = plugin.score_node(state, i)
+        assert type(one) is int  # upstream's Score returns an int64, never a fraction
+        got[origin[cluster.nodes[i].name]].add(one)
     return got
 
 
