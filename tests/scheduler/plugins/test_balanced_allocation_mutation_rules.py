@@ -67,6 +67,7 @@ def _scores(plugin: BalancedAllocation, requests: dict[str, str],
     for group in (idx, idx[:1], idx[:SMALL], idx[-SMALL:], idx[::-1]):
         scores = plugin.score(state, group)
         assert scores.shape == group.shape
+        assert scores.dtype == np.int64  # upstream's scores are int64
         for i, s in zip(group.tolist(), scores.tolist(), strict=True):
             got[origin[cluster.nodes[i].name]].add(s)
     for i in idx.tolist():
