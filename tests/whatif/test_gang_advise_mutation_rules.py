@@ -1,0 +1,137 @@
+"""``advise -f`` of a PodGroup: the answers' shape and the trials' inputs, pinned.
+
+Expected answers follow upstream (Kubernetes 1.37): the pod group cycle
+(``pkg/scheduler/schedule_one_podgroup.go``), the GangScheduling PreEnqueue (``minCount``
+pods must exist before any cycle), workload-aware preemption (victims of strictly lower
+priority than the PodGroup), ``PodEligibleToPreemptOthers`` (``preemptionPolicy: Never``
+never preempts), and ``filterPodsWithPDBViolation`` (a victim whose budget has no
+disruptions left violates it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builders import cluster_of, docs_of, node, pdb, pod, priority_class
+
+from kubepreempt.api.podgroup import load_group_objects
+from kubepreempt.whatif.advise import MAX_NODES
+from kubepreempt.whatif.gang import gang_of
+from kubepreempt.whatif.gang_advise import advise_gang
+
+NOW = 1e9  # 2001-09-09: before every startTime below
+GATES = {"GenericWorkload": True, "WorkloadAwarePreemption": True}
+
+
+def pod_group(name: str, min_count: int, *, ns: str = "ml",
+              priority_class_name: str | None = None) -> dict[str, Any]:
+    """A v1beta1 gang PodGroup with ``min_count``."""
+    spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": min_count}},
+                            "disruptionMode": {"single": {}}}
+    if priority_class_name:
+        spec["priorityClassName"] = priority_class_name
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+
+def member(name: str, group: str, cpu: str, **kw: Any) -> dict[str, Any]:
+    """A pod in namespace ml naming ``group``."""
+    return pod(name, cpu, ns="ml", spec_extra={"schedulingGroup": {"podGroupName": group}},
+               **kw)
+
+
+def gang(dump: list[dict], new: list[dict]):
+    """The cluster of ``dump`` and the gang of ``new``."""
+    cluster = cluster_of(*dump)
+    objects = load_group_objects(docs_of(*dump).of, cluster.priority, GATES)
+    return cluster, gang_of(cluster, docs_of(*new), objects, GATES, now=NOW)
+
+
+def test_waiting_gang_answers_every_question_with_no_change() -> None:
+    """minCount 5, three pods: PreEnqueue holds them, no cycle runs, so no priority,
+    budget, node or filter change is asked about; the answer says so in full."""
+    dump = [node("n1", cpu="8")]
+    new = [pod_group("train", 5), *(member(f"w-{i}", "train", "1") for i in range(3))]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, node_template=cluster.nodes[0], now=NOW)
+    current = {"priority": 0, "placed": False, "result": "waiting", "placements": {},
+               "victims": [], "pdbViolations": 0}
+    assert a.to_json() == {
+        "podGroup": "ml/train",
+        "waiting": ("PodGroup ml/train waits before any scheduling cycle: only 3 pod(s) "
+                    "name it, fewer than its minCount 5 (the GangScheduling PreEnqueue holds "
+                    "them); no priority, node or filter change lets it in, only more pods "
+                    "naming it"),
+        "subject": g.subject, "pods": 3, "current": current,
+        "priority": {"lowestValue": None, "lowestClass": None},
+        "pdbs": {"violated": [], "blocking": [], "withoutAnyPdb": current},
+        "nodes": {"template": "n1", "allocatable": dict(cluster.nodes[0].allocatable),
+                  "needed": None, "searchedUpTo": 0, "rejectedBy": None},
+        "filters": {"pod": None, "plugins": []}}
+    assert advise_gang(cluster, g, now=NOW).nodes is None  # no --node-like: no question
+
+
+def _two_full_nodes() -> list[dict]:
+    """Two 1-CPU nodes held by ``low-0`` (100) and ``mid-0`` (500); classes at 100, 500,
+    exactly 501 (``Never`` preempting) and 1000."""
+    return [priority_class("low", 100), priority_class("mid", 500),
+            priority_class("never", 501, policy="Never"), priority_class("high", 1000),
+            node("n1", cpu="1"), node("n2", cpu="1"),
+            pod("low-0", "1", ns="batch", node_name="n1",
+                spec_extra={"priorityClassName": "low"}, start="2026-01-01T00:00:00Z"),
+            pod("mid-0", "1", ns="batch", node_name="n2",
+                spec_extra={"priorityClassName": "mid"}, start="2026-01-01T00:00:00Z")]
+
+
+def test_full_answer_shape_and_the_class_that_may_preempt() -> None:
+    """A gang of two 1-CPU pods (minCount 2) needs both nodes: at 501 both holders are of
+    strictly lower priority and are preempted. The class ``never`` has exactly 501 but
+    ``preemptionPolicy: Never`` (``PodEligibleToPreemptOthers`` false), so the lowest
+    class that lets the group in is ``high``. Without preemption two nodes like n1 must
+    be added, one pod on each."""
+    new = [pod_group("train", 2), *(member(f"w-{i}", "train", "1") for i in range(2))]
+    cluster, g = gang(_two_full_nodes(), new)
+    a = advise_gang(cluster, g, node_template=cluster.nodes[0], now=NOW)
+    data = a.to_json()
+    assert data["subject"] == g.subject and data["pods"] == 2
+    assert data["current"]["priority"] == 0 and data["current"]["result"] == "unschedulable"
+    assert data["priority"]["lowestValue"] == 501
+    cls = data["priority"]["lowestClass"]
+    assert (cls["name"], cls["value"], cls["preemptionPolicy"]) == (
+        "high", 1000, "PreemptLowerPriority")
+    assert sorted(cls["victims"]) == ["batch/low-0", "batch/mid-0"]
+    assert set(data["pdbs"]) == {"violated", "blocking", "withoutAnyPdb"}
+    nodes = data["nodes"]
+    assert set(nodes) == {"template", "allocatable", "needed", "searchedUpTo", "rejectedBy",
+                          "placements"}
+    assert nodes["template"] == "n1" and nodes["searchedUpTo"] == MAX_NODES
+    assert nodes["allocatable"] == dict(cluster.nodes[0].allocatable)
+    assert nodes["needed"] == 2 and sorted(nodes["placements"].values()) == [1, 1]
+
+
+def test_class_at_exactly_the_lowest_value_is_chosen() -> None:
+    """The same with the 501 class preempting: a class whose value equals the lowest
+    value lets the group in, so it is the answer (``>=``, not ``>``)."""
+    dump = [d if d.get("metadata", {}).get("name") != "never" else
+            priority_class("exact", 501) for d in _two_full_nodes()]
+    new = [pod_group("train", 2), *(member(f"w-{i}", "train", "1") for i in range(2))]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.priority["lowestValue"] == 501 and a.priority["lowestClass"]["name"] == "exact"
+
+
+def test_budget_the_only_victim_breaks_is_violated_not_blocking() -> None:
+    """One 1-CPU node runs ``v``, guarded by a budget with no disruptions left. The
+    one-pod gang (class high) can only preempt ``v``: the budget is violated, and lifting
+    it does not change the decision (same node, same victim), so it is not blocking."""
+    dump = [priority_class("high", 1000), node("n1", cpu="1"),
+            pod("v", "1", ns="batch", node_name="n1", priority=0, labels={"app": "v"},
+                start="2026-01-01T00:00:00Z"),
+            pdb("guard-v", {"app": "v"}, allowed=0, ns="batch")]
+    new = [pod_group("train", 1, priority_class_name="high"), member("w-0", "train", "1")]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.current["victims"] == ["batch/v"] and a.current["pdbViolations"] == 1
+    assert a.priority["lowestValue"] == 1
+    assert a.pdbs["violated"] == ["batch/guard-v"] and a.pdbs["blocking"] == []
+    assert a.pdbs["withoutAnyPdb"]["victims"] == ["batch/v"]
