@@ -135,3 +135,44 @@ def test_budget_the_only_victim_breaks_is_violated_not_blocking() -> None:
     assert a.priority["lowestValue"] == 1
     assert a.pdbs["violated"] == ["batch/guard-v"] and a.pdbs["blocking"] == []
     assert a.pdbs["withoutAnyPdb"]["victims"] == ["batch/v"]
+
+
+def test_nodes_no_count_helps_when_an_empty_node_rejects_a_member() -> None:
+    """n1 has 1 CPU; the gang has a 1-CPU and a 2-CPU pod (minCount 2). The 2-CPU pod's
+    own cycle is rejected, and an added empty node like n1 still rejects it
+    (NodeResourcesFit), so no number of such nodes helps: that reason is the answer."""
+    new = [pod_group("train", 2), member("small", "train", "1"), member("big", "train", "2")]
+    cluster, g = gang([node("n1", cpu="1")], new)
+    a = advise_gang(cluster, g, node_template=cluster.nodes[0], now=NOW)
+    assert a.nodes is not None and a.nodes["needed"] is None
+    assert a.nodes["rejectedBy"] == "NodeResourcesFit: Insufficient cpu"
+    assert "placements" not in a.nodes
+    assert a.filters_pod == "ml/big"
+
+
+def test_filters_replay_an_earlier_members_preemption() -> None:
+    """WorkloadAwarePreemption off: each member's own cycle runs DefaultPreemption. n1
+    (2 CPU) runs ``low`` (1 CPU, priority 0), n2 (1 CPU) is tainted. ``w-0`` (2 CPU,
+    priority 1000) fits nowhere and preempts ``low``, nominated to n1; ``w-1`` (1 CPU)
+    then finds n1 taken by w-0 and n2 tainted: rejected. Its report is made with w-0
+    assumed on n1 after its preemption (``low`` gone), so n1 rejects it for cpu — not
+    with ``low`` still there and w-0 nowhere, where n1 would admit it. Tolerating the
+    taint lets the group in: w-0 on n1 preempting low, w-1 on n2."""
+    taint = [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]
+    dump = [priority_class("high", 1000), node("n1", cpu="2"),
+            node("n2", cpu="1", taints=taint),
+            pod("low", "1", ns="batch", node_name="n1", priority=0,
+                start="2026-01-01T00:00:00Z")]
+    new = [pod_group("train", 2, priority_class_name="high"),
+           member("w-0", "train", "2", priority=1000), member("w-1", "train", "1", priority=1000)]
+    cluster = cluster_of(*dump)
+    gates = {"GenericWorkload": True, "WorkloadAwarePreemption": False}
+    objects = load_group_objects(docs_of(*dump).of, cluster.priority, gates)
+    g = gang_of(cluster, docs_of(*new), objects, gates, now=NOW)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.current["result"] == "unschedulable" and a.filters_pod == "ml/w-1"
+    by_plugin = {f["plugin"]: f for f in a.filters}
+    assert by_plugin["NodeResourcesFit"]["nodes"] == 1
+    group = by_plugin["TaintToleration"]["suggestion"]["group"]
+    assert group["result"] == "preempt" and group["victims"] == ["batch/low"]
+    assert group["placements"] == {"ml/w-0": "n1", "ml/w-1": "n2"}
