@@ -176,3 +176,61 @@ def test_filters_replay_an_earlier_members_preemption() -> None:
     group = by_plugin["TaintToleration"]["suggestion"]["group"]
     assert group["result"] == "preempt" and group["victims"] == ["batch/low"]
     assert group["placements"] == {"ml/w-0": "n1", "ml/w-1": "n2"}
+
+
+def test_a_basic_group_whose_pods_cannot_be_queued_waits() -> None:
+    """A basic PodGroup whose only pod names a scheduler no profile serves: the pod is
+    never queued (``responsibleForPod``), nothing is assigned, so the group waits, and
+    the reason says none of its pods can be queued."""
+    basic = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "solo", "namespace": "ml"},
+             "spec": {"schedulingPolicy": {"basic": {}}}}
+    stray = pod("s-0", "1", ns="ml", spec_extra={
+        "schedulingGroup": {"podGroupName": "solo"}, "schedulerName": "elsewhere"})
+    cluster, g = gang([node("n1")], [basic, stray])
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.current["result"] == "waiting"
+    assert a.waiting == ("PodGroup ml/solo waits before any scheduling cycle: none of its "
+                         "pods can be queued (the GangScheduling PreEnqueue holds them); no "
+                         "priority, node or filter change lets it in, only more pods naming it")
+
+
+def test_no_priority_lets_the_group_in() -> None:
+    """The 2-CPU member fits no 1-CPU node at any priority (nothing to preempt would free
+    2 CPUs on one node): no lowest value and no class."""
+    new = [pod_group("train", 2), member("small", "train", "1"), member("big", "train", "2")]
+    cluster, g = gang([priority_class("high", 1000), node("n1", cpu="1")], new)
+    assert advise_gang(cluster, g, now=NOW).priority == {"lowestValue": None,
+                                                         "lowestClass": None}
+
+
+def test_budgets_are_weighed_at_the_lowest_priority_that_lets_the_group_in() -> None:
+    """The two-full-nodes gang with a budget on ``low-0`` that has no disruptions left:
+    at the lowest value 501 the group preempts both holders, breaking it. Every trial
+    is made at 501, not at the group's own priority 0 (where nothing can be preempted):
+    lifting the budget or all budgets still lets the group in, preempting both."""
+    dump = [*_two_full_nodes(), pdb("guard-low", {"app": "low"}, allowed=0, ns="batch")]
+    dump[6]["metadata"]["labels"] = {"app": "low"}
+    new = [pod_group("train", 2), *(member(f"w-{i}", "train", "1") for i in range(2))]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.priority["lowestValue"] == 501
+    assert a.pdbs["violated"] == ["batch/guard-low"]
+    assert a.pdbs["withoutAnyPdb"]["result"] == "preempt"
+    for lifted in a.pdbs["blocking"]:
+        assert lifted["withoutIt"]["result"] == "preempt"
+        assert sorted(lifted["withoutIt"]["victims"]) == ["batch/low-0", "batch/mid-0"]
+
+
+def test_the_class_name_reaches_the_quota_admission() -> None:
+    """A ResourceQuota allows no pods of class ``capped`` (700) in ml (scope
+    ``PriorityClass In [capped]``): given that class the members are refused at
+    creation, so the group waits; the lowest class that lets it in is ``high``."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "no-capped", "namespace": "ml"},
+             "spec": {"hard": {"pods": "0"}, "scopeSelector": {"matchExpressions": [
+                 {"scopeName": "PriorityClass", "operator": "In", "values": ["capped"]}]}}}
+    dump = [*_two_full_nodes(), priority_class("capped", 700), quota]
+    new = [pod_group("train", 2), *(member(f"w-{i}", "train", "1") for i in range(2))]
+    cluster, g = gang(dump, new)
+    assert advise_gang(cluster, g, now=NOW).priority["lowestClass"]["name"] == "high"
