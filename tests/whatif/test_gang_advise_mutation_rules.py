@@ -234,3 +234,34 @@ def test_the_class_name_reaches_the_quota_admission() -> None:
     new = [pod_group("train", 2), *(member(f"w-{i}", "train", "1") for i in range(2))]
     cluster, g = gang(dump, new)
     assert advise_gang(cluster, g, now=NOW).priority["lowestClass"]["name"] == "high"
+
+
+def test_nodes_when_no_member_is_rejected_but_permit_never_reaches_min_count() -> None:
+    """minCount 2, but one of the two pods names a scheduler no profile serves: it is
+    never queued, the other fits and waits at Permit. No member's own cycle rejects it,
+    so no filter is to blame, and no number of added nodes lets the group in."""
+    new = [pod_group("train", 2), member("w-0", "train", "1"),
+           pod("w-1", "1", ns="ml", spec_extra={
+               "schedulingGroup": {"podGroupName": "train"}, "schedulerName": "elsewhere"})]
+    cluster, g = gang([node("n1", cpu="1")], new)
+    a = advise_gang(cluster, g, node_template=cluster.nodes[0], now=NOW)
+    assert a.current["result"] == "unschedulable" and a.filters_pod is None
+    assert a.nodes is not None
+    assert (a.nodes["needed"], a.nodes["rejectedBy"]) == (None, None)
+    assert a.nodes["searchedUpTo"] == MAX_NODES
+
+
+def test_nodes_are_counted_with_preemption_off() -> None:
+    """n0 (2 CPU) runs ``low`` (priority 0); the one-pod gang of class high needs 2 CPU.
+    With preemption it would preempt ``low``, but the node question is asked with
+    preemption off: an added 1-CPU node like n1 still rejects the pod, so no count
+    helps, for that reason."""
+    dump = [priority_class("high", 1000), node("n0", cpu="2"), node("n1", cpu="1"),
+            pod("low", "2", ns="batch", node_name="n0", priority=0,
+                start="2026-01-01T00:00:00Z")]
+    new = [pod_group("train", 1, priority_class_name="high"), member("big", "train", "2")]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, node_template=cluster.nodes[1], now=NOW)
+    assert a.current["result"] == "preempt" and a.nodes is not None
+    assert a.nodes["needed"] is None
+    assert a.nodes["rejectedBy"] == "NodeResourcesFit: Insufficient cpu"
