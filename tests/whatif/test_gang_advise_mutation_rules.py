@@ -265,3 +265,54 @@ def test_nodes_are_counted_with_preemption_off() -> None:
     assert a.current["result"] == "preempt" and a.nodes is not None
     assert a.nodes["needed"] is None
     assert a.nodes["rejectedBy"] == "NodeResourcesFit: Insufficient cpu"
+
+
+def _quota_charging_a_terminating_pod(selector: dict[str, str] | None = None):
+    """ResourceQuota ``pods: 2`` in ml, already charged for ``old``: terminating since
+    2026-06-01 with 30 s grace. The quota evaluator (``QuotaV1Pod``) charges a
+    terminating pod until its deletion time plus grace has passed, so at ``now`` = 2001
+    only one more pod is admitted (the gang's second is refused at creation), while at
+    the wall clock (after 2026-06-01) ``old`` is no longer charged and both are."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "q", "namespace": "ml"}, "spec": {"hard": {"pods": "2"}}}
+    old = pod("old", "1", ns="ml", node_name="n1", start="2026-01-01T00:00:00Z",
+              meta_extra={"deletionTimestamp": "2026-06-01T00:00:00Z",
+                          "deletionGracePeriodSeconds": 30})
+    extra = {"nodeSelector": selector} if selector else {}
+    dump = [priority_class("high", 1000), node("n1", cpu="4"), quota, old]
+    new = [pod_group("train", 1), *(pod(f"w-{i}", "1", ns="ml", spec_extra={
+        "schedulingGroup": {"podGroupName": "train"}, **extra}) for i in range(2))]
+    return gang(dump, new)
+
+
+def test_every_trial_is_made_at_the_given_now() -> None:
+    """At ``now`` = 2001 each trial of the one-pod-minimum gang creates only ``w-0``:
+    the current answer, the lowest priority's, the lowest class's, the no-budget one and
+    the node count each place exactly one pod."""
+    cluster, g = _quota_charging_a_terminating_pod()
+    a = advise_gang(cluster, g, node_template=cluster.nodes[0], now=NOW)
+    one = {"ml/w-0": "n1"}
+    assert a.pods == 1 and a.current["placements"] == one
+    assert a.priority["placements"] == one and a.priority["lowestClass"]["placements"] == one
+    assert a.pdbs["withoutAnyPdb"]["placements"] == one
+    assert a.nodes is not None and a.nodes["needed"] == 0
+    assert a.nodes["placements"] == {"n1": 1}
+
+
+def test_without_now_every_trial_reads_the_clock() -> None:
+    """``now`` left out is the wall clock (after 2026-06-01): ``old`` is no longer
+    charged, both pods are created and placed."""
+    cluster, g = _quota_charging_a_terminating_pod()
+    a = advise_gang(cluster, g, now=None)
+    assert a.pods == 2 and sorted(a.current["placements"]) == ["ml/w-0", "ml/w-1"]
+
+
+def test_the_filter_suggestion_is_tried_at_the_given_now() -> None:
+    """The same with every pod selecting ``disk=ssd``, which no node has: ``w-0`` is
+    rejected by NodeAffinity; dropping the selector lets the group in at 2001 with only
+    ``w-0`` created."""
+    cluster, g = _quota_charging_a_terminating_pod({"disk": "ssd"})
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.filters_pod == "ml/w-0"
+    group = {f["plugin"]: f for f in a.filters}["NodeAffinity"]["suggestion"]["group"]
+    assert group["placements"] == {"ml/w-0": "n1"}
