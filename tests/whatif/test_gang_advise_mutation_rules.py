@@ -155,16 +155,18 @@ def test_filters_replay_an_earlier_members_preemption() -> None:
     (2 CPU) runs ``low`` (1 CPU, priority 0), n2 (1 CPU) is tainted. ``w-0`` (2 CPU,
     priority 1000) fits nowhere and preempts ``low``, nominated to n1; ``w-1`` (1 CPU)
     then finds n1 taken by w-0 and n2 tainted: rejected. Its report is made with w-0
-    assumed on n1 after its preemption (``low`` gone), so n1 rejects it for cpu — not
-    with ``low`` still there and w-0 nowhere, where n1 would admit it. Tolerating the
-    taint lets the group in: w-0 on n1 preempting low, w-1 on n2."""
+    assumed on n1 after its preemption (``low`` and its 4Gi gone), so n1 rejects it for
+    cpu only — not with ``low`` still there and w-0 nowhere, where n1 would admit it,
+    nor with both there, where n1 would lack memory too. Tolerating the taint lets the
+    group in: w-0 on n1 preempting low, w-1 on n2."""
     taint = [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]
-    dump = [priority_class("high", 1000), node("n1", cpu="2"),
+    dump = [priority_class("high", 1000), node("n1", cpu="2", memory="4Gi"),
             node("n2", cpu="1", taints=taint),
-            pod("low", "1", ns="batch", node_name="n1", priority=0,
+            pod("low", "1", "4Gi", ns="batch", node_name="n1", priority=0,
                 start="2026-01-01T00:00:00Z")]
     new = [pod_group("train", 2, priority_class_name="high"),
-           member("w-0", "train", "2", priority=1000), member("w-1", "train", "1", priority=1000)]
+           member("w-0", "train", "2", priority=1000),
+           member("w-1", "train", "1", priority=1000, memory="1Gi")]
     cluster = cluster_of(*dump)
     gates = {"GenericWorkload": True, "WorkloadAwarePreemption": False}
     objects = load_group_objects(docs_of(*dump).of, cluster.priority, gates)
@@ -173,6 +175,7 @@ def test_filters_replay_an_earlier_members_preemption() -> None:
     assert a.current["result"] == "unschedulable" and a.filters_pod == "ml/w-1"
     by_plugin = {f["plugin"]: f for f in a.filters}
     assert by_plugin["NodeResourcesFit"]["nodes"] == 1
+    assert by_plugin["NodeResourcesFit"]["reasons"] == {"Insufficient cpu": 1}
     group = by_plugin["TaintToleration"]["suggestion"]["group"]
     assert group["result"] == "preempt" and group["victims"] == ["batch/low"]
     assert group["placements"] == {"ml/w-0": "n1", "ml/w-1": "n2"}
