@@ -270,7 +270,8 @@ def test_nodes_are_counted_with_preemption_off() -> None:
     assert a.nodes["rejectedBy"] == "NodeResourcesFit: Insufficient cpu"
 
 
-def _quota_charging_a_terminating_pod(selector: dict[str, str] | None = None):
+def _quota_charging_a_terminating_pod(selector: dict[str, str] | None = None,
+                                      deleted: str = "2026-06-01T00:00:00Z"):
     """ResourceQuota ``pods: 2`` in ml, already charged for ``old``: terminating since
     2026-06-01 with 30 s grace. The quota evaluator (``QuotaV1Pod``) charges a
     terminating pod until its deletion time plus grace has passed, so at ``now`` = 2001
@@ -279,7 +280,7 @@ def _quota_charging_a_terminating_pod(selector: dict[str, str] | None = None):
     quota = {"apiVersion": "v1", "kind": "ResourceQuota",
              "metadata": {"name": "q", "namespace": "ml"}, "spec": {"hard": {"pods": "2"}}}
     old = pod("old", "1", ns="ml", node_name="n1", start="2026-01-01T00:00:00Z",
-              meta_extra={"deletionTimestamp": "2026-06-01T00:00:00Z",
+              meta_extra={"deletionTimestamp": deleted,
                           "deletionGracePeriodSeconds": 30})
     extra = {"nodeSelector": selector} if selector else {}
     dump = [priority_class("high", 1000), node("n1", cpu="4"), quota, old]
@@ -319,3 +320,20 @@ def test_the_filter_suggestion_is_tried_at_the_given_now() -> None:
     assert a.filters_pod == "ml/w-0"
     group = {f["plugin"]: f for f in a.filters}["NodeAffinity"]["suggestion"]["group"]
     assert group["placements"] == {"ml/w-0": "n1"}
+
+
+def test_a_terminating_pod_past_its_grace_is_not_charged_in_any_trial() -> None:
+    """``old`` terminating since 2000-06-01: at ``now`` = 2001 its grace has passed, so
+    the quota no longer charges it and every trial creates and places both pods (a
+    trial made without a time would keep charging it and create one)."""
+    cluster, g = _quota_charging_a_terminating_pod(deleted="2000-06-01T00:00:00Z")
+    a = advise_gang(cluster, g, node_template=cluster.nodes[0], now=NOW)
+    two = {"ml/w-0": "n1", "ml/w-1": "n1"}
+    assert a.pods == 2 and a.current["placements"] == two
+    assert a.priority["placements"] == two and a.priority["lowestClass"]["placements"] == two
+    assert a.pdbs["withoutAnyPdb"]["placements"] == two
+    assert a.nodes is not None and a.nodes["placements"] == {"n1": 2}
+    cluster, g = _quota_charging_a_terminating_pod({"disk": "ssd"}, "2000-06-01T00:00:00Z")
+    a = advise_gang(cluster, g, now=NOW)
+    group = {f["plugin"]: f for f in a.filters}["NodeAffinity"]["suggestion"]["group"]
+    assert group["placements"] == two
