@@ -337,3 +337,23 @@ def test_a_terminating_pod_past_its_grace_is_not_charged_in_any_trial() -> None:
     a = advise_gang(cluster, g, now=NOW)
     group = {f["plugin"]: f for f in a.filters}["NodeAffinity"]["suggestion"]["group"]
     assert group["placements"] == two
+
+
+def test_the_filter_replay_is_made_at_the_given_now() -> None:
+    """Quota ``pods: 2`` charged for ``old`` only until its grace passed in 2000: at 2001
+    both gang pods (minCount 2) are created. n1 (2 CPU, ``old`` still bound with 1 CPU)
+    takes ``w-0``; ``w-1`` finds n1 full and n2 tainted. The replay at the same time
+    creates both pods again, so ``w-1``'s report is made: n1 for cpu, n2 for the taint."""
+    taint = [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]
+    dump = [node("n1", cpu="2"), node("n2", cpu="1", taints=taint),
+            {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "q", "namespace": "ml"}, "spec": {"hard": {"pods": "2"}}},
+            pod("old", "1", ns="ml", node_name="n1", start="2000-01-01T00:00:00Z",
+                meta_extra={"deletionTimestamp": "2000-06-01T00:00:00Z",
+                            "deletionGracePeriodSeconds": 30})]
+    new = [pod_group("train", 2), *(member(f"w-{i}", "train", "1") for i in range(2))]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.pods == 2 and a.filters_pod == "ml/w-1"
+    assert {f["plugin"]: f["nodes"] for f in a.filters} == {"NodeResourcesFit": 1,
+                                                             "TaintToleration": 1}
