@@ -357,3 +357,26 @@ def test_the_filter_replay_is_made_at_the_given_now() -> None:
     assert a.pods == 2 and a.filters_pod == "ml/w-1"
     assert {f["plugin"]: f["nodes"] for f in a.filters} == {"NodeResourcesFit": 1,
                                                              "TaintToleration": 1}
+
+
+def test_budgets_are_lifted_at_the_given_now() -> None:
+    """Quota ``pods: 2`` charged for ``old`` only until its grace passed in 2000: at 2001
+    both pods of the gang (minCount 2, class high) are created. n1 is full: ``old``
+    (outranking the gang) and ``v`` (3 CPU, priority 0, a budget with disruptions to
+    spare); the group preempts ``v``. Lifting that budget, at the same time, changes
+    nothing: it is relevant but not blocking."""
+    dump = [priority_class("high", 1000), node("n1", cpu="4"),
+            {"apiVersion": "v1", "kind": "ResourceQuota",
+             "metadata": {"name": "q", "namespace": "ml"}, "spec": {"hard": {"pods": "2"}}},
+            pod("old", "1", ns="ml", node_name="n1", start="2000-01-01T00:00:00Z",
+                priority=10**6, meta_extra={"deletionTimestamp": "2000-06-01T00:00:00Z",
+                                            "deletionGracePeriodSeconds": 30}),
+            pod("v", "3", ns="batch", node_name="n1", priority=0, labels={"app": "v"},
+                start="2026-01-01T00:00:00Z"),
+            pdb("guard-v", {"app": "v"}, allowed=5, ns="batch")]
+    new = [pod_group("train", 2, priority_class_name="high"),
+           *(member(f"w-{i}", "train", "1") for i in range(2))]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.current["result"] == "preempt" and a.current["victims"] == ["batch/v"]
+    assert a.pdbs["violated"] == [] and a.pdbs["blocking"] == []
