@@ -380,3 +380,25 @@ def test_budgets_are_lifted_at_the_given_now() -> None:
     a = advise_gang(cluster, g, now=NOW)
     assert a.current["result"] == "preempt" and a.current["victims"] == ["batch/v"]
     assert a.pdbs["violated"] == [] and a.pdbs["blocking"] == []
+
+
+def test_the_filter_suggestion_preempts_by_start_time_at_the_given_now() -> None:
+    """n1 (1 CPU) takes ``w-0``; ``w-1`` (priority 1000) is rejected by n1 (full) and by
+    the taint of na and nb, each full with one priority-0 victim: ``va`` started
+    2026-01-01, ``vb`` has no startTime (``GetPodStartTime``: counts as started now).
+    Tolerating the taint, the pod preempts on one of them; every earlier criterion of
+    ``pickOneNodeForPreemption`` ties, so the node whose victims started latest wins:
+    at ``now`` = 2001 that is na (``vb`` counts as started in 2001)."""
+    taint = [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]
+    dump = [priority_class("high", 1000), node("n1", cpu="1"),
+            node("na", cpu="1", taints=taint), node("nb", cpu="1", taints=taint),
+            pod("va", "1", ns="batch", node_name="na", priority=0,
+                start="2026-01-01T00:00:00Z"),
+            pod("vb", "1", ns="batch", node_name="nb", priority=0)]
+    new = [pod_group("train", 2, priority_class_name="high"),
+           *(member(f"w-{i}", "train", "1", priority=1000) for i in range(2))]
+    cluster, g = gang(dump, new)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.filters_pod == "ml/w-1"
+    suggestion = {f["plugin"]: f for f in a.filters}["TaintToleration"]["suggestion"]
+    assert (suggestion["node"], suggestion["victims"]) == ("na", ["batch/va"])
