@@ -402,3 +402,31 @@ def test_the_filter_suggestion_preempts_by_start_time_at_the_given_now() -> None
     assert a.filters_pod == "ml/w-1"
     suggestion = {f["plugin"]: f for f in a.filters}["TaintToleration"]["suggestion"]
     assert (suggestion["node"], suggestion["victims"]) == ("na", ["batch/va"])
+
+
+def test_the_replay_preempts_by_start_time_at_the_given_now() -> None:
+    """WorkloadAwarePreemption off. na and nb (2 CPU, 4Gi) are full with one priority-0
+    pod each: ``va`` started 2026-01-01, ``vb`` has no startTime (counts as started now).
+    ``w-0`` (2 CPU, 4Gi, priority 1000) preempts; every earlier criterion of
+    ``pickOneNodeForPreemption`` ties, so at ``now`` = 2001 it takes na, whose victim
+    started latest. ``w-1`` (1 CPU, 1Gi, ``preemptionPolicy: Never``) must run on nb,
+    still full with ``vb``: rejected. Replayed at the same time, w-0 is again on na, so
+    nb lacks only cpu for w-1 (with w-0 on nb it would lack memory too)."""
+    gates = {"GenericWorkload": True, "WorkloadAwarePreemption": False}
+    dump = [priority_class("high", 1000), node("na", cpu="2", memory="4Gi"),
+            node("nb", cpu="2", memory="4Gi"),
+            pod("va", "2", ns="batch", node_name="na", priority=0,
+                start="2026-01-01T00:00:00Z"),
+            pod("vb", "2", ns="batch", node_name="nb", priority=0)]
+    new = [pod_group("train", 2, priority_class_name="high"),
+           member("w-0", "train", "2", memory="4Gi", priority=1000),
+           pod("w-1", "1", "1Gi", ns="ml", priority=1000, spec_extra={
+               "schedulingGroup": {"podGroupName": "train"}, "preemptionPolicy": "Never",
+               "nodeSelector": {"kubernetes.io/hostname": "nb"}})]
+    cluster = cluster_of(*dump)
+    objects = load_group_objects(docs_of(*dump).of, cluster.priority, gates)
+    g = gang_of(cluster, docs_of(*new), objects, gates, now=NOW)
+    a = advise_gang(cluster, g, now=NOW)
+    assert a.filters_pod == "ml/w-1"
+    by_plugin = {f["plugin"]: f for f in a.filters}
+    assert by_plugin["NodeResourcesFit"]["reasons"] == {"Insufficient cpu": 1}
