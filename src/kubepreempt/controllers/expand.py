@@ -706,9 +706,14 @@ def add_or_update_toleration(tolerations: list[Any], new: dict[str, Any]) -> lis
     toleration never fires: it compares ``*Toleration`` with ``Toleration`` through
     ``Semantic.DeepEqual``, which is false for values of different types."""
     wanted = _match_key(new)
-    out = [dict(new) if isinstance(t, Mapping) and _match_key(t) == wanted else t
-           for t in tolerations]
-    if not any(isinstance(t, Mapping) and _match_key(t) == wanted for t in tolerations):
+    out, matched = [], False
+    for t in tolerations:
+        if isinstance(t, Mapping) and _match_key(t) == wanted:
+            out.append(dict(new))
+            matched = True
+        else:
+            out.append(t)
+    if not matched:
         out.append(new)
     return out
 

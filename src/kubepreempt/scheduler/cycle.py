@@ -88,10 +88,9 @@ class CycleResult:
             return frozenset()
         if self.prefilter is not None:
             return frozenset({self.prefilter.plugin})
-        if isinstance(self.statuses, NodeStatuses):
-            return frozenset(st.plugin for st, _ in self.statuses.counts()) \
-                | self.node_name_plugins
-        return frozenset(st.plugin for st in self.statuses.values()) | self.node_name_plugins
+        statuses = (st for st, _ in self.statuses.counts()) \
+            if isinstance(self.statuses, NodeStatuses) else self.statuses.values()
+        return frozenset(st.plugin for st in statuses) | self.node_name_plugins
 
     @property
     def message(self) -> str:

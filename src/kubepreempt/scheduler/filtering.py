@@ -150,7 +150,7 @@ def absent_status(filters: list[FilterPlugin]) -> Status:
     ``findNodesThatFitPod`` keeps them in ``Diagnosis.UnschedulablePlugins``, which the
     queueing hints read, so NodeAffinity's hint requeues the pod when a named node is added.
     """
-    names = sorted(f.name for f in filters if f.name == "NodeAffinity")
+    names = sorted(f.name for f in filters if f.name in NODE_NAME_PLUGINS)
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                   (f"node(s) didn't satisfy plugin(s) [{' '.join(names)}]",), "NodeAffinity")
 

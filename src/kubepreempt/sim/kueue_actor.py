@@ -326,8 +326,7 @@ class KueueActor(Actor):
     def on_gone(self, pod: Pod, etype: str, phase: str) -> None:
         """A workload's pod left: completion, the end of an eviction, or a replacement."""
         sw = self.pod_owner.pop(pod.key, None)
-        pod_set = None if sw is None else sw.drop_pod(pod.key)
-        if sw is None or pod_set is None:
+        if sw is None or (pod_set := sw.drop_pod(pod.key)) is None:
             return
         if self.world.records[pod.key].bound_at is not None:
             sw.running = max(0, sw.running - 1)
@@ -493,12 +492,14 @@ class KueueActor(Actor):
         sw.admissions.append({"time": now, "wait": now - sw.queued_at,
                               "borrowing": e.assignment.borrowing if e.assignment else False,
                               "allRunning": None})
+        def flavors_text(i: int) -> str:
+            return ", ".join(f"{r}={f}" for r, f in sorted(sw.flavors(i).items()))
+
         if len(sw.pod_sets) == 1:  # the usual Workload: its flavors alone
-            detail = ", ".join(f"{r}={f}" for r, f in sorted(sw.flavors(0).items()))
+            detail = flavors_text(0)
         else:
-            detail = "; ".join(f"{ps.name}: " + ", ".join(
-                f"{r}={f}" for r, f in sorted(sw.flavors(i).items()))
-                for i, ps in enumerate(sw.pod_sets))
+            detail = "; ".join(f"{ps.name}: {flavors_text(i)}"
+                               for i, ps in enumerate(sw.pod_sets))
         self._event("admitted", sw, detail)
         if self.podless:
             if sw.duration is not None:
