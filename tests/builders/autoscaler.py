@@ -14,18 +14,21 @@ from kubepreempt.sim.autoscaler import AutoscalerOptions
 from kubepreempt.sim.engine import SimResult
 
 
-def run(text: str, until: float | None = None, **options) -> SimResult:
-    """Simulate a scenario (YAML text, after ``CLASSES``) with the Cluster Autoscaler on."""
+def run(text: str, until: float | None = None, seed: int = 0, **options) -> SimResult:
+    """Simulate a scenario (YAML text, after ``CLASSES``) with the Cluster Autoscaler on,
+    its random choices seeded by ``seed``."""
     docs = Documents()
     for i, doc in enumerate(parse_text(textwrap.dedent(CLASSES + text), "test.yaml")):
         flatten(doc, Source("test.yaml", i), docs)
-    return simulate(build_scenario(docs, 0), seed=0, until=until,
+    return simulate(build_scenario(docs, 0), seed=seed, until=until,
                     autoscale=AutoscalerOptions(**options))
 
 
-def group_node(name: str, cpu: int = 2, group: str = "pool", lo: str = "1", hi: str = "3",
-               extra_ann: str = "", labels: str = "") -> str:
-    """A Node of node group ``group`` (sizes ``lo``..``hi``) with ``cpu`` cores."""
+def group_node(name: str, cpu: int | str = 2, group: str = "pool", lo: str = "1",
+               hi: str = "3", extra_ann: str = "", labels: str = "",
+               memory: str = "64Gi") -> str:
+    """A Node of node group ``group`` (sizes ``lo``..``hi``) with ``cpu`` cores and
+    ``memory``."""
     return f"""
 ---
 apiVersion: v1
@@ -38,7 +41,7 @@ metadata:
     kubepreempt.io/node-group-min: "{lo}"
     kubepreempt.io/node-group-max: "{hi}"{extra_ann}
 status:
-  allocatable: {{cpu: "{cpu}", memory: 64Gi, pods: "110"}}
+  allocatable: {{cpu: "{cpu}", memory: {memory}, pods: "110"}}
 """
 
 

@@ -1,48 +1,19 @@
 """Builders for Cluster Autoscaler scale-up scenarios: node-group nodes with a given cpu
-and memory, pods requesting both, a run under a chosen seed, and the scale-ups made."""
+and memory, pods requesting both, and the scale-ups made."""
 
 from __future__ import annotations
 
-import textwrap
-
-from builders.controllers import CLASSES
-from kubepreempt.api.errors import Source
-from kubepreempt.manifests import Documents, parse_text
-from kubepreempt.manifests import _flatten as flatten
-from kubepreempt.sim import build_scenario, simulate
-from kubepreempt.sim.autoscaler import AutoscalerOptions
+from builders.autoscaler import group_node
 from kubepreempt.sim.engine import SimResult
-
-
-def run_seeded(text: str, seed: int, until: float | None = None, **options) -> SimResult:
-    """Simulate a scenario (YAML text, after ``CLASSES``) with the Cluster Autoscaler on,
-    its random choices seeded by ``seed``."""
-    docs = Documents()
-    for i, doc in enumerate(parse_text(textwrap.dedent(CLASSES + text), "test.yaml")):
-        flatten(doc, Source("test.yaml", i), docs)
-    return simulate(build_scenario(docs, 0), seed=seed, until=until,
-                    autoscale=AutoscalerOptions(**options))
 
 
 def sized_node(name: str, group: str, cpu: str, memory: str, hi: int = 3,
                priority: int | None = None) -> str:
-    """A Node of node group ``group`` (sizes 1..``hi``) with ``cpu`` and ``memory``."""
+    """A Node of node group ``group`` (sizes 1..``hi``) with ``cpu`` and ``memory``, and
+    the group's expander priority if given."""
     prio = (f'\n    kubepreempt.io/node-group-priority: "{priority}"'
             if priority is not None else "")
-    return f"""
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: {name}
-  labels: {{kubernetes.io/hostname: {name}}}
-  annotations:
-    kubepreempt.io/node-group: "{group}"
-    kubepreempt.io/node-group-min: "1"
-    kubepreempt.io/node-group-max: "{hi}"{prio}
-status:
-  allocatable: {{cpu: "{cpu}", memory: {memory}, pods: "110"}}
-"""
+    return group_node(name, cpu, group, hi=str(hi), extra_ann=prio, memory=memory)
 
 
 def pod(name: str, cpu: str, memory: str = "0", node: str = "") -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import textwrap
 
+from builders.autoscaler import group_node
+
 from kubepreempt.api.errors import Source
 from kubepreempt.manifests import Documents, parse_text
 from kubepreempt.manifests import _flatten as flatten
@@ -20,23 +22,6 @@ def run(text: str, **options: float) -> SimResult:
     for i, doc in enumerate(parse_text(textwrap.dedent(text), "test.yaml")):
         flatten(doc, Source("test.yaml", i), docs)
     return simulate(build_scenario(docs, 0), seed=0, autoscale=AutoscalerOptions(**options))
-
-
-def group_node(name: str, cpu: int = 2, hi: int = 3) -> str:
-    return f"""
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: {name}
-  labels: {{kubernetes.io/hostname: {name}}}
-  annotations:
-    kubepreempt.io/node-group: "pool"
-    kubepreempt.io/node-group-min: "1"
-    kubepreempt.io/node-group-max: "{hi}"
-status:
-  allocatable: {{cpu: "{cpu}", memory: 64Gi, pods: "110"}}
-"""
 
 
 def bare(name: str, cpu: str, node: str = "") -> str:
@@ -134,7 +119,7 @@ def test_binpacking_estimator_places_the_largest_pods_first() -> None:
     Kills the mutation that sorts the pods by increasing size in
     ``Autoscaler._estimate``."""
     pods = bare("a", "700m") + bare("b", "700m") + bare("c", "1300m") + bare("d", "1300m")
-    r = run(group_node("n1", hi=5) + bare("full", "2", node="n1") + pods)
+    r = run(group_node("n1", hi="5") + bare("full", "2", node="n1") + pods)
     ups = [(e.time, e.detail) for e in r.events if e.type == "scale-up"]
     # (the scheduler then fills the new nodes in its own queue order, which may leave a
     # pod for a later scale-up: only the estimate is checked here)

@@ -6,7 +6,8 @@ capacity (what ``waste.resourcesForNode`` reads) is the same."""
 from __future__ import annotations
 
 import pytest
-from builders.autoscaler_scale_up import pod, run_seeded, scale_ups, sized_node
+from builders.autoscaler import run
+from builders.autoscaler_scale_up import pod, scale_ups, sized_node
 
 
 def two_groups(a: tuple[str, str], b: tuple[str, str], hi: int = 3,
@@ -17,7 +18,7 @@ def two_groups(a: tuple[str, str], b: tuple[str, str], hi: int = 3,
 
 
 def first_scale_up(text: str, seed: int = 0, **options) -> str:
-    return scale_ups(run_seeded(text, seed, until=30, **options))[0][1]
+    return scale_ups(run(text, until=30, seed=seed, **options))[0][1]
 
 
 def test_least_waste_adds_the_wasted_memory_fraction() -> None:

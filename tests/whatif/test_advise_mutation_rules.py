@@ -700,6 +700,27 @@ def test_the_filter_analysis_replays_the_trial_at_the_given_time() -> None:
     assert [(f["plugin"], f["nodes"]) for f in a.filters] == [("InterPodAffinity", 2)]
 
 
+def _zone_and_rack_spread(on_x2: int, x2_cpu: str) -> dict:
+    """PodTopologySpread's filter-report entry for pod ``p`` (``app=s``) spread over
+    ``zone`` (maxSkew 1) and ``rack`` (maxSkew 3): ``on_x2`` ``app=s`` pods on the full
+    node x2 (zone zA, rack rD, ``x2_cpu``), 3 on y (zB, rB); racks rA (node x) and rC (the
+    full node f1) hold none."""
+    def labelled(name: str, zone: str, rack: str, cpu: str = "4") -> dict:
+        return node(name, cpu=cpu, labels={"zone": zone, "rack": rack})
+    spread = _spread(("zone", 1), ("rack", 3))
+    cluster = cluster_of(
+        labelled("x", "zA", "rA"), labelled("x2", "zA", "rD", cpu=x2_cpu),
+        labelled("y", "zB", "rB"), labelled("f1", "zB", "rC", cpu="1"),
+        *(pod(f"s{i}", "100m", node_name="x2", labels={"app": "s"}, priority=100)
+          for i in range(on_x2)),
+        *(pod(f"t{i}", "100m", node_name="y", labels={"app": "s"}, priority=100)
+          for i in range(3)),
+        pod("other", "1", node_name="f1", priority=100),
+        pod("p", "1", labels={"app": "s"}, spec_extra={"topologySpreadConstraints": spread}))
+    report = {e["plugin"]: e for e in filter_report(cluster, cluster.find_pod("default/p"), NOW)}
+    return report["PodTopologySpread"]
+
+
 def test_the_smallest_raise_wins_across_constraints_of_different_max_skew() -> None:
     """Constraints over ``zone`` (maxSkew 1) and ``rack`` (maxSkew 3), ``app=s`` pods:
     zone zA holds 5 (all on the full node x2, rack rD), zone zB 3 (all on y, rack rB);
@@ -707,20 +728,7 @@ def test_the_smallest_raise_wins_across_constraints_of_different_max_skew() -> N
     for the zone (skew 0 + 5 + 1 - 3 = 3, rack skew 1) and y for the rack (skew
     3 + 1 - 0 = 4, zone skew 1). Raising the rack constraint by one (to 4) is smaller
     than raising the zone one by two (to 3): it is the suggestion, and it admits y."""
-    def labelled(name: str, zone: str, rack: str, cpu: str = "4") -> dict:
-        return node(name, cpu=cpu, labels={"zone": zone, "rack": rack})
-    spread = _spread(("zone", 1), ("rack", 3))
-    cluster = cluster_of(
-        labelled("x", "zA", "rA"), labelled("x2", "zA", "rD", cpu="500m"),
-        labelled("y", "zB", "rB"), labelled("f1", "zB", "rC", cpu="1"),
-        *(pod(f"s{i}", "100m", node_name="x2", labels={"app": "s"}, priority=100)
-          for i in range(5)),
-        *(pod(f"t{i}", "100m", node_name="y", labels={"app": "s"}, priority=100)
-          for i in range(3)),
-        pod("other", "1", node_name="f1", priority=100),
-        pod("p", "1", labels={"app": "s"}, spec_extra={"topologySpreadConstraints": spread}))
-    report = {e["plugin"]: e for e in filter_report(cluster, cluster.find_pod("default/p"), NOW)}
-    entry = report["PodTopologySpread"]
+    entry = _zone_and_rack_spread(5, "500m")
     assert entry["nodes"] == 2
     assert entry["suggestion"]["change"] == "raise maxSkew of the rack constraint from 3 to 4"
     assert (entry["suggestion"]["admits"], entry["suggestion"]["node"]) == (1, "y")
@@ -731,20 +739,7 @@ def test_of_two_equal_raises_the_first_rejected_node_s_is_kept() -> None:
     constraint by one) and y's rack skew 4 (raise the rack constraint by one). Both
     changes are one step and admit one node; the one for x, the first node rejected, is
     kept."""
-    def labelled(name: str, zone: str, rack: str, cpu: str = "4") -> dict:
-        return node(name, cpu=cpu, labels={"zone": zone, "rack": rack})
-    spread = _spread(("zone", 1), ("rack", 3))
-    cluster = cluster_of(
-        labelled("x", "zA", "rA"), labelled("x2", "zA", "rD", cpu="400m"),
-        labelled("y", "zB", "rB"), labelled("f1", "zB", "rC", cpu="1"),
-        *(pod(f"s{i}", "100m", node_name="x2", labels={"app": "s"}, priority=100)
-          for i in range(4)),
-        *(pod(f"t{i}", "100m", node_name="y", labels={"app": "s"}, priority=100)
-          for i in range(3)),
-        pod("other", "1", node_name="f1", priority=100),
-        pod("p", "1", labels={"app": "s"}, spec_extra={"topologySpreadConstraints": spread}))
-    report = {e["plugin"]: e for e in filter_report(cluster, cluster.find_pod("default/p"), NOW)}
-    entry = report["PodTopologySpread"]
+    entry = _zone_and_rack_spread(4, "400m")
     assert entry["nodes"] == 2
     assert entry["suggestion"]["change"] == "raise maxSkew of the zone constraint from 1 to 2"
     assert (entry["suggestion"]["admits"], entry["suggestion"]["node"]) == (1, "x")
