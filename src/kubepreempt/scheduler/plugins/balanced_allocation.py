@@ -89,6 +89,7 @@ def _balance(alloc: np.ndarray, requested: np.ndarray) -> np.ndarray:
 
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MIN = int(np.iinfo(np.int64).min)
 
 
 def _balanced_few(cluster, nodes: np.ndarray, cpu: int, memory: int) -> np.ndarray | None:
@@ -159,5 +160,8 @@ def _balance_many(alloc: np.ndarray, requested: np.ndarray) -> np.ndarray:
         elif len(fracs) > 2:
             mean = sum(fracs) / len(fracs)
             std = math.sqrt(sum((f - mean) * (f - mean) for f in fracs) / len(fracs))
-        out[r] = int((1 - std) * MAX_NODE_SCORE)
+        balance = (1 - std) * MAX_NODE_SCORE
+        # Go's int64() of a value below int64's range is MinInt64 (amd64 and arm64), as
+        # numpy's astype; only a wrapped negative request gets there.
+        out[r] = _INT64_MIN if balance < _INT64_MIN else int(balance)
     return out
