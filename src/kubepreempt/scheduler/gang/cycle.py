@@ -267,9 +267,8 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
     # Permit allows a basic group at once, a gang from its minCount-th pod on.
     allowed_from = group.min_count if group.gang else 0
     no_plugins: frozenset[str] = frozenset()
-    last = len(queued) - 1
     try:
-        for position, pod in enumerate(queued):
+        for pod in queued:
             # The pod's own profile is ``sched``: the cycle makes this very evaluator
             # itself, and only when DefaultPreemption runs (a pod that fits saves it).
             member_evaluator = None
@@ -295,11 +294,9 @@ def group_algorithm(sched: Scheduler, group: PodGroup, assigned: int, queued: li
                 continue  # IsRejected: the group may still be schedulable
             node_name = cycle.node_name
             assert node_name is not None
-            # The last pod's assumption would be read by no later cycle and undone at
-            # once: skipped when it would leave no trace (no victims re-bound, no
-            # nomination re-added).
-            if position < last or victims or pod.nominated_node_name:
-                assumptions.assume(pod, node_name, victims)
+            # AssumePod for every member, the last too: its victims are removed and
+            # re-bound on revert, which moves them to the end of their node's pod order.
+            assumptions.assume(pod, node_name, victims)
             scheduled += 1
             permit = "" if scheduled >= allowed_from else MIN_COUNT_NOT_SCHEDULED
             outcomes.append(Outcome(pod, node_name, message, victims, permit, plugins))
