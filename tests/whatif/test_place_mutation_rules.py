@@ -1,0 +1,207 @@
+"""``schedule -f`` placement answers where the mutation run found them untested.
+
+Each expected answer is worked out from the upstream rule the test names: kube-scheduler's
+queue (``PrioritySort``: priority, then the time the pod entered the queue), its
+scheduling cycle (``schedulingCycle``: ``skipPodSchedule`` for a pod being deleted or of
+another scheduler, PostFilter's DefaultPreemption, which only deletes its victims,
+``prepareCandidate``), the scheduler cache keeping a terminating pod until it is gone,
+and the workload controllers' creation order (``StatefulSetControl``'s OrderedReady
+waits for the previous ordinal to be Running and Ready).
+"""
+
+from __future__ import annotations
+
+from builders import cluster_of, docs_of, node, pod, priority_class
+
+from kubepreempt.whatif.place import owner_of, what_if
+
+NOW = 1e9
+OLD = "2024-01-01T00:00:00Z"
+CLASSES = (priority_class("low", 100), priority_class("high", 1000))
+
+
+def _deployment(name: str, replicas: int, cpu: str, priority: int) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"priority": priority, "containers": [
+                                      {"name": "c", "image": "x:1",
+                                       "resources": {"requests": {"cpu": cpu}}}]}}}}
+
+
+def _statefulset(name: str, replicas: int, cpu: str, priority: int) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"replicas": replicas, "serviceName": name,
+                     "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"priority": priority, "containers": [
+                                      {"name": "c", "image": "x:1",
+                                       "resources": {"requests": {"cpu": cpu}}}]}}}}
+
+
+def _mixed():
+    """n1 (5 CPU) runs ``agent`` (priority 2000, 1 CPU) and ``batch`` (class low, 3 CPU,
+    30 s grace): 1 CPU free. New: bare pods ``late-1``, ``late-2`` (priority 500,
+    ``preemptionPolicy: Never``, 1 CPU each), ``other`` (another scheduler), ``gone``
+    (already being deleted); Deployment ``web`` (2 x 1 CPU, priority 1000); StatefulSet
+    ``db`` (2 x 1 CPU, priority 50, OrderedReady)."""
+    cluster = cluster_of(
+        *CLASSES, node("n1", cpu="5"),
+        pod("agent", "1", ns="kube-system", node_name="n1", priority=2000, start=OLD),
+        pod("batch", "3", node_name="n1", start=OLD,
+            spec_extra={"priorityClassName": "low", "terminationGracePeriodSeconds": 30}))
+    never = {"preemptionPolicy": "Never"}
+    docs = docs_of(
+        pod("late-1", "1", priority=500, spec_extra=never),
+        pod("late-2", "1", priority=500, spec_extra=never),
+        pod("other", "1", spec_extra={"schedulerName": "custom"}),
+        pod("gone", "1", meta_extra={"deletionTimestamp": OLD, "finalizers": ["x/y"]}),
+        _deployment("web", 2, "1", 1000), _statefulset("db", 2, "1", 50))
+    return cluster, docs
+
+
+def test_each_pod_s_answer_after_the_victims_leave() -> None:
+    """Queue order: web's two pods (1000), late-1, late-2 (500), db-0 (50), then other
+    and gone (0; bare pods were created first). web-0 takes the free CPU; web-1 preempts
+    batch (the only lower-priority pod) and is nominated to n1; late-1 and late-2 may not
+    preempt and see n1 full (batch terminating, web-1 nominated): unschedulable; db-0
+    too (nothing below 50 to preempt), so db-1 is never created. ``other`` belongs to
+    another scheduler and ``gone`` is being deleted: ``skipPodSchedule``. When batch is
+    gone (30 s later) web-1 binds to its node, then late-1 and late-2 fill n1 (5 CPU);
+    db-0 stays pending."""
+    cluster, docs = _mixed()
+    result = what_if(cluster, docs, now=NOW)
+    got = [(p.pod.name, p.result, p.bound_node) for p in result.placements]
+    assert [r for _, r, _ in got[:2]] == ["scheduled", "preempt"]
+    assert [b for _, _, b in got[:2]] == [None, "n1"]  # the scheduled one bound at once
+    assert got[2:4] == [("late-1", "unschedulable", "n1"), ("late-2", "unschedulable", "n1")]
+    assert {got[0][0], got[1][0]} == {p.name for p in cluster.pods.values()
+                                      if p.labels.get("app") == "web"}
+    assert got[4:] == [("db-0", "unschedulable", None), ("other", "ignored", None),
+                       ("gone", "skipped", None), ("db-1", "not-created", None)]
+    s = result.summary()
+    assert {k: s[k] for k in ("pods", "scheduled", "preempting", "boundAfterPreemption",
+                              "pending", "boundAfterWaiting", "ignored", "notCreated",
+                              "rejected", "victims")} == {
+        "pods": 8, "scheduled": 1, "preempting": 1, "boundAfterPreemption": 1,
+        "pending": 1, "boundAfterWaiting": 2, "ignored": 2, "notCreated": 1,
+        "rejected": 0, "victims": 1}
+    assert s["victimsByOwner"] == {"Pod/default/batch": 1}
+    # late-2 has late-1's spec but is another workload: its own cycle decided it
+    assert result.placements[3].answered_by is None
+    assert result.placements[3].workload == "Pod/default/late-2"
+    # bound once batch left: started then (the newest pods for later preemptions)
+    late = cluster.find_pod("default/late-1")
+    assert (late.node_name, late.start_time) == ("n1", NOW + 30)
+
+
+def test_the_json_entry_of_each_kind_of_answer() -> None:
+    """The ``pods`` entries of ``-o json``: a pod never created has no decision (only its
+    key, result, no node, no victims, its workload, priority and why); a pod that
+    waited names the node it bound to and when; a preemptor names its victims, its
+    node, and the node it bound to; a scheduled pod has no ``boundTo``. Without
+    ``--explain`` no per-node statuses are given."""
+    cluster, docs = _mixed()
+    out = what_if(cluster, docs, now=NOW).to_json()
+    entries = {p["pod"]: p for p in out["pods"]}
+    assert entries["default/db-1"] == {
+        "pod": "default/db-1", "result": "not-created", "node": None, "victims": [],
+        "workload": "StatefulSet/default/db", "priority": 50,
+        "message": "not created: OrderedReady waits for db-0 to be Running and Ready"}
+    late = entries["default/late-1"]
+    assert (late["result"], late["boundTo"], late["priority"]) == ("unschedulable", "n1", 500)
+    assert late["message"] == "waited for preemption victims to leave; bound to n1 after 30s"
+    assert "nodes" not in late
+    web = [p for p in out["pods"] if p["workload"] == "Deployment/default/web"]
+    assert "boundTo" not in web[0] and web[0]["result"] == "scheduled"
+    assert {k: web[1][k] for k in ("result", "node", "victims", "pdbViolations",
+                                   "clearedNominations", "boundTo")} == {
+        "result": "preempt", "node": "n1", "victims": ["default/batch"],
+        "pdbViolations": 0, "clearedNominations": [], "boundTo": "n1"}
+
+
+def test_explain_keeps_every_node_s_status() -> None:
+    """With ``--explain`` each decided pod's entry carries the per-node Filter statuses:
+    late-1 was rejected on n1 for cpu (NodeResourcesFit)."""
+    cluster, docs = _mixed()
+    result = what_if(cluster, docs, now=NOW, explain=True)
+    late = next(p for p in result.to_json(True)["pods"] if p["pod"] == "default/late-1")
+    assert late["nodes"]["n1"]["plugin"] == "NodeResourcesFit"
+    late = next(p for p in result.to_json()["pods"] if p["pod"] == "default/late-1")
+    assert "nodes" not in late
+
+
+def _owned(*refs: dict, hash_label: str | None = None):
+    labels = {"pod-template-hash": hash_label} if hash_label else {}
+    cluster = cluster_of(node("n1"), pod("p", "1", ns="shop", node_name="n1", labels=labels,
+                                         meta_extra={"ownerReferences": list(refs)}))
+    return owner_of(cluster.find_pod("shop/p"))
+
+
+def _ref(kind: str, name: str, controller: bool | None = True) -> dict:
+    out = {"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": f"u-{name}"}
+    if controller is not None:
+        out["controller"] = controller
+    return out
+
+
+def test_a_deployment_s_replicaset_is_reported_as_its_deployment() -> None:
+    """The Deployment controller names its ReplicaSet ``<deployment>-<pod-template-hash>``
+    and labels its pods with that hash (``getNewReplicaSet``): the victim's owner is the
+    Deployment."""
+    assert _owned(_ref("ReplicaSet", "web-7d9f5"), hash_label="7d9f5") == "Deployment/shop/web"
+
+
+def test_a_replicaset_without_the_hash_is_reported_as_itself() -> None:
+    """A ReplicaSet whose pods carry no ``pod-template-hash`` (created directly), or whose
+    name does not end in the hash, is its own owner."""
+    assert _owned(_ref("ReplicaSet", "web-7d9f5")) == "ReplicaSet/shop/web-7d9f5"
+    assert _owned(_ref("ReplicaSet", "web"), hash_label="7d9f5") == "ReplicaSet/shop/web"
+
+
+def test_only_the_controller_reference_names_the_owner() -> None:
+    """``metav1.GetControllerOf``: the owner reference with ``controller: true``; others
+    (a plain owner, an unset flag) are skipped, whatever their order."""
+    assert _owned(_ref("ConfigMap", "cfg", controller=False), _ref("ConfigMap", "c2", None),
+                  _ref("StatefulSet", "db-main")) == "StatefulSet/shop/db-main"
+    assert _owned(_ref("Job", "etl-1234"), hash_label="1234") == "Job/shop/etl-1234"
+    assert _owned(_ref("ConfigMap", "cfg", controller=False)) == "Pod/shop/p"
+    assert _owned() == "Pod/shop/p"
+
+
+def test_a_preemptor_whose_room_was_taken_preempts_again_elsewhere() -> None:
+    """n1 runs ``a`` and n2 ``b`` (class low, 2 CPU each, budgets allowing 0
+    disruptions; ``a`` started later). ``high`` (1000, ``preemptionPolicy: Never``) finds
+    no room and waits; ``mid`` (500) preempts: one victim, one violation on either node,
+    so ``pickOneNodeForPreemption`` takes the node whose victim started latest, n1. When
+    ``a`` is gone (30 s) the queue retries by priority: ``high`` binds to n1 (a lower
+    nominee does not hold room against it), ``mid`` no longer fits there and preempts
+    ``b`` on n2 (another violation); 30 s later it binds to n2. Its answer sums both
+    preemptions."""
+    grace = {"priorityClassName": "low", "terminationGracePeriodSeconds": 30}
+    cluster = cluster_of(
+        *CLASSES, node("n1", cpu="2"), node("n2", cpu="2"),
+        pod("a", "2", node_name="n1", labels={"app": "a"}, start="2024-06-01T00:00:00Z",
+            spec_extra=grace),
+        pod("b", "2", node_name="n2", labels={"app": "b"}, start=OLD, spec_extra=grace),
+        *({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+           "metadata": {"name": f"guard-{x}", "namespace": "default"},
+           "spec": {"selector": {"matchLabels": {"app": x}}, "maxUnavailable": 0},
+           "status": {"disruptionsAllowed": 0}} for x in "ab"))
+    docs = docs_of(pod("high", "2", priority=1000, spec_extra={"preemptionPolicy": "Never"}),
+                   pod("mid", "2", priority=500))
+    result = what_if(cluster, docs, now=NOW)
+    high, mid = result.placements
+    assert (high.result, high.bound_node, high.bound_at) == ("unschedulable", "n1", NOW + 30)
+    assert (mid.result, mid.node, [v.key for v in mid.victims]) == (
+        "preempt", "n2", ["default/a", "default/b"])
+    assert (mid.pdb_violations, mid.bound_node, mid.bound_at, mid.message) == (
+        2, "n2", NOW + 60, "")
+    entry = mid.to_json()
+    assert {k: entry[k] for k in ("node", "victims", "pdbViolations", "boundTo")} == {
+        "node": "n2", "victims": ["default/a", "default/b"], "pdbViolations": 2,
+        "boundTo": "n2"}
+    assert result.summary()["pdbViolations"] == 2
+    assert cluster.find_pod("default/mid").node_name == "n2"
