@@ -224,22 +224,22 @@ def test_an_ordered_ready_statefulset_all_placed_or_of_no_replica() -> None:
 
 
 def test_quota_admission_does_not_charge_a_pod_past_its_grace_period() -> None:
-    """``QuotaV1Pod``: a terminating pod whose deletion time plus deletion grace period is before
-    the time of admission is no longer charged: ``pods: 1`` admits the new pod. A pod
-    refused at creation is reported under its workload."""
-    gone = pod("gone", "1", node_name="n1", start=OLD,
-               meta_extra={"deletionTimestamp": "2001-09-09T01:00:00Z",
-                           "deletionGracePeriodSeconds": 30, "finalizers": ["x/y"]})
-    cluster = cluster_of(node("n1", cpu="8"), _quota("default", pods="1"), gone)
-    result = what_if(cluster, docs_of(_workload("Deployment", "web", replicas=2)),
-                     now=NOW + 7200)  # 2001-09-09 03:46:40 UTC
-    # the refusal is reported when the pod is created, before any cycle
+    """``QuotaV1Pod``: a terminating pod is charged until its deletion time plus its
+    deletion grace period (30 s from 01:46:30), no longer after: under ``pods: 1`` the
+    first new pod is refused at 01:46:40 and admitted a minute later, when the second is
+    refused. A pod refused at creation is reported under its workload, when created."""
+    def cluster():
+        gone = pod("gone", "1", node_name="n1", start=OLD,
+                   meta_extra={"deletionTimestamp": "2001-09-09T01:46:30Z",
+                               "deletionGracePeriodSeconds": 30, "finalizers": ["x/y"]})
+        return cluster_of(node("n1", cpu="8"), _quota("default", pods="1"), gone)
+    result = what_if(cluster(), docs_of(_workload("Deployment", "web", replicas=1)),
+                     now=NOW)  # 2001-09-09 01:46:40 UTC
+    assert [p.result for p in result.placements] == ["rejected"]
+    result = what_if(cluster(), docs_of(_workload("Deployment", "web", replicas=2)),
+                     now=NOW + 60)
     assert [p.result for p in result.placements] == ["rejected", "scheduled"]
     assert result.placements[0].workload == "Deployment/default/web"
-    cluster = cluster_of(node("n1", cpu="8"), _quota("default", pods="1"), gone)
-    result = what_if(cluster, docs_of(_workload("Deployment", "web", replicas=1)),
-                     now=NOW + 3600 + 10)  # within the grace period: still charged
-    assert [p.result for p in result.placements] == ["rejected"]
 
 
 def test_a_pending_pod_of_the_cluster_is_not_admitted_again() -> None:
