@@ -205,3 +205,97 @@ def test_a_preemptor_whose_room_was_taken_preempts_again_elsewhere() -> None:
         "boundTo": "n2"}
     assert result.summary()["pdbViolations"] == 2
     assert cluster.find_pod("default/mid").node_name == "n2"
+
+
+def _low(name: str, cpu: str, on: str, grace: int, start: str = OLD) -> dict:
+    return pod(name, cpu, node_name=on, start=start,
+               spec_extra={"priorityClassName": "low", "terminationGracePeriodSeconds": grace})
+
+
+def test_a_nominee_waits_while_its_own_victims_are_still_terminating() -> None:
+    """n1 (4 CPU) runs ``a`` (grace 30 s) and ``c`` (grace 60 s), n2 (1 CPU) ``b``
+    (grace 30 s), all class low. ``mid`` (500, 4 CPU) preempts a and c on n1; ``lo``
+    (200, 1 CPU) preempts b on n2; ``mid2`` (400, 2 CPU, Never) waits. At 30 s a and b
+    are gone: mid is not eligible to preempt again while c, its own victim, terminates
+    on its nominated node (``PodEligibleToPreemptOthers``), so it keeps its nomination
+    and mid2 still sees n1 full; lo binds to n2. At 60 s mid binds to n1, and mid2 stays
+    pending."""
+    cluster = cluster_of(*CLASSES, node("n1", cpu="4"), node("n2", cpu="1"),
+                         _low("a", "2", "n1", 30), _low("c", "2", "n1", 60),
+                         _low("b", "1", "n2", 30))
+    docs = docs_of(pod("mid", "4", priority=500), pod("lo", "1", priority=200),
+                   pod("mid2", "2", priority=400, spec_extra={"preemptionPolicy": "Never"}))
+    result = what_if(cluster, docs, now=NOW)
+    got = {p.pod.name: (p.result, sorted(v.name for v in p.victims), p.bound_node,
+                        p.bound_at, p.message) for p in result.placements}
+    assert got["mid"] == ("preempt", ["a", "c"], "n1", NOW + 60, "")
+    assert got["lo"] == ("preempt", ["b"], "n2", NOW + 30, "")
+    assert got["mid2"][:3] == ("unschedulable", [], None)
+
+
+def test_a_nominee_that_fits_nowhere_once_its_victims_left_loses_its_nomination() -> None:
+    """n1 (2 CPU) runs ``a``, n2 (1 CPU) ``b`` (class low, grace 30 s). ``high`` (1000,
+    2 CPU, Never) waits; ``mid`` (500, 2 CPU) preempts a on n1; ``lo`` (200, 1 CPU)
+    preempts b on n2. At 30 s the queue retries by priority: high binds to n1 (a lower
+    nominee holds no room against it); mid fits nowhere and finds no victim (only high,
+    higher, on n1): its nomination is cleared, and its answer says so; lo binds to
+    n2."""
+    cluster = cluster_of(*CLASSES, node("n1", cpu="2"), node("n2", cpu="1"),
+                         _low("a", "2", "n1", 30), _low("b", "1", "n2", 30))
+    docs = docs_of(pod("high", "2", priority=1000, spec_extra={"preemptionPolicy": "Never"}),
+                   pod("mid", "2", priority=500), pod("lo", "1", priority=200))
+    result = what_if(cluster, docs, now=NOW)
+    high, mid, lo = result.placements
+    assert (high.result, high.bound_node) == ("unschedulable", "n1")
+    assert (mid.result, mid.node, mid.bound_node) == ("preempt", "n1", None)
+    assert mid.message.startswith(
+        "preempted, but fits nowhere once its victims left: 0/2 nodes are available")
+    assert not cluster.find_pod("default/mid").nominated_node_name
+    assert (lo.result, lo.bound_node, lo.bound_at) == ("preempt", "n2", NOW + 30)
+
+
+def _budget(name: str, ns: str, allowed: int) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"selector": {"matchLabels": {"app": "v"}}, "maxUnavailable": allowed},
+            "status": {"disruptionsAllowed": allowed}}
+
+
+def test_a_victim_uses_up_one_disruption_of_its_own_namespace_s_budgets() -> None:
+    """The disruption controller recomputes a budget over the pods of its namespace: the
+    victim's budget allowing 2 disruptions allows 1 after the preemption; a budget of
+    another namespace with the same selector is untouched. The lower-priority pod
+    nominated to the victim's node loses its nomination (``prepareCandidate``)."""
+    cluster = cluster_of(
+        *CLASSES, node("n1", cpu="1"),
+        pod("v", "1", node_name="n1", labels={"app": "v"}, start=OLD,
+            spec_extra={"priorityClassName": "low"}),
+        pod("nom", "1", priority=200, status_extra={"nominatedNodeName": "n1"}),
+        _budget("here", "default", 2), _budget("there", "other", 1))
+    result = what_if(cluster, docs_of(pod("p", "1", priority=1000)), now=NOW)
+    (p,) = result.placements
+    assert (p.result, [v.key for v in p.victims], p.pdb_violations) == (
+        "preempt", ["default/v"], 0)
+    assert {b.key: b.disruptions_allowed for b in cluster.pdbs} == {
+        "default/here": 1, "other/there": 1}
+    assert p.cleared_nominations == ["default/nom"]
+    assert p.to_json()["clearedNominations"] == ["default/nom"]
+    assert result.summary()["clearedNominations"] == ["default/nom"]
+    assert not cluster.find_pod("default/nom").nominated_node_name
+
+
+def test_a_nominee_behind_a_terminating_victim_deletes_and_violates_nothing() -> None:
+    """n1 (4 CPU) runs ``batch`` (class low, 2 CPU, guarded by a budget allowing 0
+    disruptions). web's replicas (1 CPU): two fit, the third preempts batch (one
+    violation), the fourth fits once batch is gone too: its dry run removes the same
+    terminating victim, which gets no second delete (``prepareCandidateAsync``), so it
+    breaks no budget and is nominated to wait for it."""
+    cluster = cluster_of(
+        *CLASSES, node("n1", cpu="4"),
+        pod("batch", "2", node_name="n1", labels={"app": "v"}, start=OLD,
+            spec_extra={"priorityClassName": "low", "terminationGracePeriodSeconds": 30}),
+        _budget("guard", "default", 0))
+    result = what_if(cluster, docs_of(_deployment("web", 4, "1", 1000)), now=NOW)
+    got = [(p.result, len(p.victims), p.pdb_violations, p.message) for p in result.placements]
+    assert got == [("scheduled", 0, 0, ""), ("scheduled", 0, 0, ""), ("preempt", 1, 1, ""),
+                   ("preempt", 0, 0, "waiting for preemption victims on n1")]
