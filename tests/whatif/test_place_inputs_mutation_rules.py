@@ -313,6 +313,17 @@ def test_without_a_time_the_pods_start_now_and_without_preemption_none_preempts(
     assert before <= start <= time.time()
 
 
+def test_without_a_time_a_cronjob_fires_after_the_current_time() -> None:
+    """``getJobName`` with the schedule time following now (the current time)."""
+    cj = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"},
+          "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {
+              "spec": {"containers": [CONTAINER]}}}}}}
+    before = int(time.time()) // 60
+    result = what_if(cluster_of(node("n1")), docs_of(cj))
+    minute = int(result.placements[0].pod.name.split("-")[1])
+    assert minute % 5 == 0 and before < minute <= before + 5
+
+
 def test_explain_keeps_the_scores() -> None:
     """Scores are kept only with explain."""
     docs = docs_of(pod("a", "1"))

@@ -114,12 +114,21 @@ def test_the_json_entry_of_each_kind_of_answer() -> None:
     assert (late["result"], late["boundTo"], late["priority"]) == ("unschedulable", "n1", 500)
     assert late["message"] == "waited for preemption victims to leave; bound to n1 after 30s"
     assert "nodes" not in late
+    assert "nodes" not in explained_entry("default/late-1")
     web = [p for p in out["pods"] if p["workload"] == "Deployment/default/web"]
     assert "boundTo" not in web[0] and web[0]["result"] == "scheduled"
     assert {k: web[1][k] for k in ("result", "node", "victims", "pdbViolations",
                                    "clearedNominations", "boundTo")} == {
         "result": "preempt", "node": "n1", "victims": ["default/batch"],
         "pdbViolations": 0, "clearedNominations": [], "boundTo": "n1"}
+
+
+def explained_entry(key: str) -> dict:
+    """A placement decided with explain, as its own ``to_json()`` gives it by default
+    (without the per-node statuses)."""
+    cluster, docs = _mixed()
+    result = what_if(cluster, docs, now=NOW, explain=True)
+    return next(p for p in result.placements if p.pod.key == key).to_json()
 
 
 def test_explain_keeps_every_node_s_status() -> None:
@@ -178,8 +187,8 @@ def test_a_preemptor_whose_room_was_taken_preempts_again_elsewhere() -> None:
     so ``pickOneNodeForPreemption`` takes the node whose victim started latest, n1. When
     ``a`` is gone (30 s) the queue retries by priority: ``high`` binds to n1 (a lower
     nominee does not hold room against it), ``mid`` no longer fits there and preempts
-    ``b`` on n2 (another violation); 30 s later it binds to n2. Its answer sums both
-    preemptions."""
+    ``b`` on n2 (another violation), clearing the nomination of ``nom2`` (200) to n2;
+    30 s later it binds to n2. Its answer sums both preemptions."""
     grace = {"priorityClassName": "low", "terminationGracePeriodSeconds": 30}
     cluster = cluster_of(
         *CLASSES, node("n1", cpu="2"), node("n2", cpu="2"),
@@ -189,7 +198,8 @@ def test_a_preemptor_whose_room_was_taken_preempts_again_elsewhere() -> None:
         *({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
            "metadata": {"name": f"guard-{x}", "namespace": "default"},
            "spec": {"selector": {"matchLabels": {"app": x}}, "maxUnavailable": 0},
-           "status": {"disruptionsAllowed": 0}} for x in "ab"))
+           "status": {"disruptionsAllowed": 0}} for x in "ab"),
+        pod("nom2", "1", priority=200, status_extra={"nominatedNodeName": "n2"}))
     docs = docs_of(pod("high", "2", priority=1000, spec_extra={"preemptionPolicy": "Never"}),
                    pod("mid", "2", priority=500))
     result = what_if(cluster, docs, now=NOW)
@@ -200,9 +210,10 @@ def test_a_preemptor_whose_room_was_taken_preempts_again_elsewhere() -> None:
     assert (mid.pdb_violations, mid.bound_node, mid.bound_at, mid.message) == (
         2, "n2", NOW + 60, "")
     entry = mid.to_json()
-    assert {k: entry[k] for k in ("node", "victims", "pdbViolations", "boundTo")} == {
+    assert {k: entry[k] for k in ("node", "victims", "pdbViolations", "boundTo",
+                                  "clearedNominations")} == {
         "node": "n2", "victims": ["default/a", "default/b"], "pdbViolations": 2,
-        "boundTo": "n2"}
+        "boundTo": "n2", "clearedNominations": ["default/nom2"]}
     assert result.summary()["pdbViolations"] == 2
     assert cluster.find_pod("default/mid").node_name == "n2"
 
