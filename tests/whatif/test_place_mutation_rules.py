@@ -181,25 +181,30 @@ def test_only_the_controller_reference_names_the_owner() -> None:
 
 
 def test_a_preemptor_whose_room_was_taken_preempts_again_elsewhere() -> None:
-    """n1 runs ``a`` and n2 ``b`` (class low, 2 CPU each, budgets allowing 0
-    disruptions; ``a`` started later). ``high`` (1000, ``preemptionPolicy: Never``) finds
-    no room and waits; ``mid`` (500) preempts: one victim, one violation on either node,
-    so ``pickOneNodeForPreemption`` takes the node whose victim started latest, n1. When
-    ``a`` is gone (30 s) the queue retries by priority: ``high`` binds to n1 (a lower
-    nominee does not hold room against it), ``mid`` no longer fits there and preempts
-    ``b`` on n2 (another violation), clearing the nomination of ``nom2`` (200) to n2;
-    30 s later it binds to n2. Its answer sums both preemptions."""
+    """n1, n2, n3 (2 CPU each) run ``a``, ``b``, ``e`` (class low, 2 CPU, each guarded by
+    a budget allowing 0 disruptions; ``a`` started 2024-06, ``b`` 2024-01, ``e`` has no
+    startTime). ``nom1`` and ``nom2`` (200) are nominated to n1 and n2. ``high`` (1000,
+    ``preemptionPolicy: Never``) finds no room and waits; ``mid`` (500) preempts: one
+    victim and one violation on any node, so ``pickOneNodeForPreemption`` takes the node
+    whose victim started latest, a victim without startTime counting as started at the
+    time of the cycle (2001): n1, clearing nom1's nomination. When ``a`` is gone (30 s)
+    the queue retries by priority: ``high`` binds to n1 (a lower nominee does not hold
+    room against it), ``mid`` no longer fits there and preempts again, at 30 s: ``b`` on
+    n2 (2024 is later than e's 2001), another violation, clearing nom2's nomination; 30 s
+    later it binds to n2. Its answer sums both preemptions."""
     grace = {"priorityClassName": "low", "terminationGracePeriodSeconds": 30}
     cluster = cluster_of(
-        *CLASSES, node("n1", cpu="2"), node("n2", cpu="2"),
+        *CLASSES, node("n1", cpu="2"), node("n2", cpu="2"), node("n3", cpu="2"),
         pod("a", "2", node_name="n1", labels={"app": "a"}, start="2024-06-01T00:00:00Z",
             spec_extra=grace),
         pod("b", "2", node_name="n2", labels={"app": "b"}, start=OLD, spec_extra=grace),
+        pod("e", "2", node_name="n3", labels={"app": "e"}, spec_extra=grace),
         *({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
            "metadata": {"name": f"guard-{x}", "namespace": "default"},
            "spec": {"selector": {"matchLabels": {"app": x}}, "maxUnavailable": 0},
-           "status": {"disruptionsAllowed": 0}} for x in "ab"),
-        pod("nom2", "1", priority=200, status_extra={"nominatedNodeName": "n2"}))
+           "status": {"disruptionsAllowed": 0}} for x in "abe"),
+        *(pod(f"nom{i}", "1", priority=200, status_extra={"nominatedNodeName": f"n{i}"})
+          for i in (1, 2)))
     docs = docs_of(pod("high", "2", priority=1000, spec_extra={"preemptionPolicy": "Never"}),
                    pod("mid", "2", priority=500))
     result = what_if(cluster, docs, now=NOW)
@@ -213,7 +218,7 @@ def test_a_preemptor_whose_room_was_taken_preempts_again_elsewhere() -> None:
     assert {k: entry[k] for k in ("node", "victims", "pdbViolations", "boundTo",
                                   "clearedNominations")} == {
         "node": "n2", "victims": ["default/a", "default/b"], "pdbViolations": 2,
-        "boundTo": "n2", "clearedNominations": ["default/nom2"]}
+        "boundTo": "n2", "clearedNominations": ["default/nom1", "default/nom2"]}
     assert result.summary()["pdbViolations"] == 2
     assert cluster.find_pod("default/mid").node_name == "n2"
 
@@ -310,3 +315,27 @@ def test_a_nominee_behind_a_terminating_victim_deletes_and_violates_nothing() ->
     got = [(p.result, len(p.victims), p.pdb_violations, p.message) for p in result.placements]
     assert got == [("scheduled", 0, 0, ""), ("scheduled", 0, 0, ""), ("preempt", 1, 1, ""),
                    ("preempt", 0, 0, "waiting for preemption victims on n1")]
+
+
+def test_a_preemptor_that_fit_nowhere_binds_when_later_room_frees() -> None:
+    """As above, with n3 (4 CPU) running ``v`` (priority 600, 4 CPU, grace 60 s) and
+    ``top`` (1500, 2 CPU, bound by nodeSelector to n3) preempting it. At 30 s ``mid``
+    fits nowhere (v, of higher priority than mid, still holds n3) and loses its
+    nomination; at 60 s v is gone: top binds to n3 and mid fits beside it. Its answer no
+    longer says it fits nowhere."""
+    cluster = cluster_of(*CLASSES, node("n1", cpu="2"), node("n2", cpu="1"),
+                         node("n3", cpu="4"),
+                         _low("a", "2", "n1", 30), _low("b", "1", "n2", 30),
+                         pod("v", "4", node_name="n3", priority=600, start=OLD,
+                             spec_extra={"terminationGracePeriodSeconds": 60}))
+    docs = docs_of(pod("high", "2", priority=1000, spec_extra={"preemptionPolicy": "Never"}),
+                   pod("top", "2", priority=1500,
+                       spec_extra={"nodeSelector": {"kubernetes.io/hostname": "n3"}}),
+                   pod("mid", "2", priority=500), pod("lo", "1", priority=200))
+    result = what_if(cluster, docs, now=NOW)
+    got = {p.pod.name: (p.result, p.node, p.bound_node, p.bound_at, p.message)
+           for p in result.placements}
+    assert got["top"] == ("preempt", "n3", "n3", NOW + 60, "")
+    assert got["mid"] == ("preempt", "n1", "n3", NOW + 60, "")
+    assert got["high"][:4] == ("unschedulable", None, "n1", NOW + 30)
+    assert got["lo"][:4] == ("preempt", "n2", "n2", NOW + 30)
