@@ -71,7 +71,8 @@ def test_a_bad_new_pod_names_its_document() -> None:
 def test_object_count_quota_counts_the_input_s_replicasets_and_each_new_one() -> None:
     """``count/replicasets.apps: 2`` in shop, where the cluster input already has one
     ReplicaSet: web's new ReplicaSet is the second (admitted), api's would be the third
-    (refused: api creates no pod). The Job after them is still created."""
+    (refused: api creates no pod). The Deployment after it (another namespace) and the
+    Job are still created."""
     existing = _workload("ReplicaSet", "old", "shop", replicas=0)
     cluster = cluster_of(node("n1", cpu="8"), _quota("shop", **{"count/replicasets.apps": "2"}),
                          existing)
@@ -79,9 +80,10 @@ def test_object_count_quota_counts_the_input_s_replicasets_and_each_new_one() ->
     out = expand_documents(cluster, docs_of(
         _workload("Deployment", "web", "shop", replicas=1),
         _workload("Deployment", "api", "shop", replicas=1),
+        _workload("Deployment", "late", "other", replicas=1),
         _workload("Job", "etl", "shop")), refusals=refusals)
     assert [(key, len(pods)) for key, pods, _, _ in out] == [
-        ("Deployment/shop/web", 1), ("Job/shop/etl", 1)]
+        ("Deployment/shop/web", 1), ("Deployment/other/late", 1), ("Job/shop/etl", 1)]
     ((what, message),) = refusals
     assert what.startswith("ReplicaSet/shop/api-")
     rs = what.rsplit("/", 1)[1]

@@ -339,3 +339,31 @@ def test_a_preemptor_that_fit_nowhere_binds_when_later_room_frees() -> None:
     assert got["mid"] == ("preempt", "n1", "n3", NOW + 60, "")
     assert got["high"][:4] == ("unschedulable", None, "n1", NOW + 30)
     assert got["lo"][:4] == ("preempt", "n2", "n2", NOW + 30)
+
+
+def test_preempting_only_a_pod_already_being_deleted_clears_no_nomination() -> None:
+    """n1 runs ``x`` (class low, 2 CPU), already being deleted; ``nom`` (200) is
+    nominated to n1. ``p`` (1000, 2 CPU) fits once x is gone: its only victim is
+    terminating, so nothing is deleted (``prepareCandidateAsync``), and no lower
+    nomination is cleared: p is nominated to wait for x, nom keeps its nomination."""
+    cluster = cluster_of(
+        *CLASSES, node("n1", cpu="2"),
+        pod("x", "2", node_name="n1", start=OLD, spec_extra={"priorityClassName": "low"},
+            meta_extra={"deletionTimestamp": "2001-09-09T01:46:30Z",
+                        "deletionGracePeriodSeconds": 30, "finalizers": ["x/y"]}),
+        pod("nom", "1", priority=200, status_extra={"nominatedNodeName": "n1"}))
+    result = what_if(cluster, docs_of(pod("p", "2", priority=1000)), now=NOW)
+    (p,) = result.placements
+    assert (p.result, p.node, p.victims, p.cleared_nominations, p.message) == (
+        "preempt", "n1", [], [], "waiting for preemption victims on n1")
+    assert cluster.find_pod("default/nom").nominated_node_name == "n1"
+
+
+def test_explain_lists_every_preemption_candidate() -> None:
+    """With explain a preemption's answer lists its candidates (one per node with
+    victims)."""
+    cluster = cluster_of(*CLASSES, node("n1", cpu="1"), node("n2", cpu="1"),
+                         _low("a", "1", "n1", 30), _low("b", "1", "n2", 30))
+    result = what_if(cluster, docs_of(pod("p", "1", priority=1000)), now=NOW, explain=True)
+    entry = result.to_json(True)["pods"][0]
+    assert sorted(c["node"] for c in entry["candidates"]) == ["n1", "n2"]
