@@ -360,10 +360,13 @@ def test_preempting_only_a_pod_already_being_deleted_clears_no_nomination() -> N
 
 
 def test_explain_lists_every_preemption_candidate() -> None:
-    """With explain a preemption's answer lists its candidates (one per node with
-    victims)."""
-    cluster = cluster_of(*CLASSES, node("n1", cpu="1"), node("n2", cpu="1"),
-                         _low("a", "1", "n1", 30), _low("b", "1", "n2", 30))
-    result = what_if(cluster, docs_of(pod("p", "1", priority=1000)), now=NOW, explain=True)
-    entry = result.to_json(True)["pods"][0]
-    assert sorted(c["node"] for c in entry["candidates"]) == ["n1", "n2"]
+    """With explain each preemption's answer lists its candidates, one per node with
+    victims: three for the first replica, then the two nodes left for the second."""
+    cluster = cluster_of(*CLASSES, *(node(f"n{i}", cpu="1") for i in (1, 2, 3)),
+                         *(_low(f"v{i}", "1", f"n{i}", 30) for i in (1, 2, 3)))
+    result = what_if(cluster, docs_of(_deployment("web", 2, "1", 1000)), now=2e9,
+                     explain=True)  # 2033: after every victim started
+    first, second = result.to_json(True)["pods"]
+    assert len(first["candidates"]) == 3
+    assert sorted(c["node"] for c in second["candidates"]) == sorted(
+        {"n1", "n2", "n3"} - {first["node"]})
