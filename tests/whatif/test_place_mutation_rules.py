@@ -64,13 +64,13 @@ def _mixed():
 
 def test_each_pod_s_answer_after_the_victims_leave() -> None:
     """Queue order: web's two pods (1000), late-1, late-2 (500), db-0 (50), then other
-    and gone (0; bare pods were created first). web-0 takes the free CPU; web-1 preempts
-    batch (the only lower-priority pod) and is nominated to n1; late-1 and late-2 may not
-    preempt and see n1 full (batch terminating, web-1 nominated): unschedulable; db-0
-    too (nothing below 50 to preempt), so db-1 is never created. ``other`` belongs to
-    another scheduler and ``gone`` is being deleted: ``skipPodSchedule``. When batch is
-    gone (30 s later) web-1 binds to its node, then late-1 and late-2 fill n1 (5 CPU);
-    db-0 stays pending."""
+    and gone (0; bare pods were created first). web's first pod takes the free CPU; the
+    second preempts batch (the only lower-priority pod) and is nominated to n1; late-1
+    and late-2 may not preempt and see n1 full (batch terminating, web's second pod
+    nominated): unschedulable; db-0 too (nothing below 50 to preempt), so db-1 is never
+    created. ``other`` belongs to another scheduler and ``gone`` is being deleted:
+    ``skipPodSchedule``. When batch is gone (30 s later) web's second pod binds to its
+    node, then late-1 and late-2 fill n1 (5 CPU); db-0 stays pending."""
     cluster, docs = _mixed()
     result = what_if(cluster, docs, now=NOW)
     got = [(p.pod.name, p.result, p.bound_node) for p in result.placements]
