@@ -14,19 +14,18 @@ from kubepreempt.kueue.quota import Snapshot, workload_info
 
 def victims(objs: list[dict[str, Any]], incoming: dict[str, Any], target_cq: str,
             version: str, trace: Trace | None = None,
-            flavors: dict[str, str] | None = None, scan_cache: bool = False,
+            flavors: dict[str, str] | None = None, scan_cache: dict | None = None,
             now: float = NOW) -> dict[str, str]:
     """{victim name: reason}. ``trace`` defaults to an enabled one; ``flavors`` maps each
-    requested resource to its flavor (default: ``default``); ``scan_cache`` runs the
-    search with :attr:`Snapshot.scan_cache` set, as the scheduler's nominations do.
+    requested resource to its flavor (default: ``default``); ``scan_cache`` is set as
+    :attr:`Snapshot.scan_cache`, as the scheduler's nominations share one.
     The snapshot must come back as it was."""
     inp = inputs([*objs, incoming], version)
     key = f"{incoming['metadata']['namespace']}/{incoming['metadata']['name']}"
     others = [w for k, w in inp.workloads.items() if k != key]
     snap = Snapshot(inp.cluster_queues.values(), inp.flavors, others, inp.config,
                     inp.cohorts)
-    if scan_cache:
-        snap.scan_cache = {}
+    snap.scan_cache = scan_cache
     info = workload_info(inp.workloads[key], target_cq)
     pod_sets = incoming["spec"]["podSets"]
     fa = {}

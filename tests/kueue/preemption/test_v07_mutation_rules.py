@@ -308,3 +308,18 @@ def test_the_heap_pops_the_highest_share_first(seed: int) -> None:
     assert sorted(popped) == sorted(shares)
     got = [shares[n] for n in popped]
     assert got == sorted(got, reverse=True)
+
+
+def test_v07_queue_times_ignore_admission_check_evictions_during_nominations() -> None:
+    """v0.7.0's GetQueueOrderTimestamp knows only PodsReady-timeout evictions: a
+    candidate created before the preemptor is older, evicted by an AdmissionCheck or
+    not, so LowerOrNewerEqualPriority refuses it. Also with the trace off and a scan
+    cache already filled by earlier nominations of the cycle."""
+    ev = [{"type": "Evicted", "status": "True", "reason": "AdmissionCheck", "message": "",
+           "lastTransitionTime": "2023-11-14T22:20:00Z"}]  # after both creations
+    objs = [flavor("default"), cq("q", [("default", {"cpu": "1"})], within=LONEP),
+            wl("c", {"cpu": "1"}, 0, admitted="q", created=BASE + 1, conditions=ev)]
+    incoming = wl("in", {"cpu": "1"}, 0, created=BASE + 10)
+    assert victims(objs, incoming, "q", V07) == {}
+    assert victims(objs, incoming, "q", V07, Trace(enabled=False),
+                   scan_cache={("earlier", "scan"): []}) == {}
