@@ -215,3 +215,24 @@ def test_the_trace_says_when_there_is_no_candidate() -> None:
     trace = Trace()
     assert victims(objs, wl("in", {"cpu": "1"}, 0), "q", CURRENT, trace) == {}
     assert trace.lines == ["no candidates"]
+
+
+@TRACES
+def test_a_zero_request_fits_a_full_cohort(enabled: bool) -> None:
+    """QuantitiesFitInQuota: what is left of a request after a node's local quota is at
+    least 0, and a zero request fits a node used exactly to its quota. The incoming asks
+    1 cpu and 0 memory; c's memory is all used by 'm1', yet c holds the request, so the
+    preemptor has a hierarchical advantage over 'h1' (borrowing c's cpu through r),
+    which is valid in the single attempt with borrowing and taken."""
+    objs = [cohort("r"),
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
+             "metadata": {"name": "c"}, "spec": {"parentName": "r", "resourceGroups": [
+                 {"coveredResources": ["cpu", "memory"], "flavors": [{"name": "default",
+                  "resources": [{"name": "cpu", "nominalQuota": "2"},
+                                {"name": "memory", "nominalQuota": "2"}]}]}]}},
+            cq("q", [("default", {"cpu": "0", "memory": "0"})], cohort="c", within=LP,
+               reclaim=ANY),
+            cq("qm", [("default", {"cpu": "0", "memory": "0"})], cohort="c"),
+            cq("qh", [("default", {"cpu": "0", "memory": "0"})], cohort="r"),
+            wl("m1", {"memory": "2"}, 0, admitted="qm"), wl("h1", {"cpu": "2"}, 0, admitted="qh")]
+    assert _run(objs, wl("in", {"cpu": "1", "memory": "0"}, 0), "q", enabled) == {"h1": REC}
