@@ -323,3 +323,17 @@ def test_v07_queue_times_ignore_admission_check_evictions_during_nominations() -
     assert victims(objs, incoming, "q", V07) == {}
     assert victims(objs, incoming, "q", V07, Trace(enabled=False),
                    scan_cache={("earlier", "scan"): []}) == {}
+
+
+def test_fill_back_keeps_the_attempts_borrowing() -> None:
+    """fillBackWorkloads with minimalPreemptions' allowBorrowing: every candidate is in
+    q, so the search allows borrowing; 'small' (priority -2) is taken first, 'big' makes
+    room, and with 'small' given back q borrows 2 above its nominal 2, which is allowed:
+    only 'big' is evicted."""
+    objs = [cq("q", [("default", {"cpu": "2"})], cohort="all", within=LP),
+            cq("o", [("default", {"cpu": "6"})], cohort="all"),
+            cq("z", [("default", {"cpu": "2"})], cohort="all"),
+            wl("small", {"cpu": "1"}, -2, admitted="q"), wl("big", {"cpu": "3"}, -1, admitted="q"),
+            wl("o1", {"cpu": "6"}, 0, admitted="o")]
+    got, _ = _run(objs, wl("in", {"cpu": "3"}, 0), "q")
+    assert got == {"big": INCQ}
