@@ -236,3 +236,17 @@ def test_a_zero_request_fits_a_full_cohort(enabled: bool) -> None:
             cq("qh", [("default", {"cpu": "0", "memory": "0"})], cohort="r"),
             wl("m1", {"memory": "2"}, 0, admitted="qm"), wl("h1", {"cpu": "2"}, 0, admitted="qh")]
     assert _run(objs, wl("in", {"cpu": "1", "memory": "0"}, 0), "q", enabled) == {"h1": REC}
+
+
+@TRACES
+def test_without_candidates_in_other_queues_only_the_attempt_with_borrowing_runs(
+        enabled: bool) -> None:
+    """classicalPreemptions: NoCandidateFromOtherQueues -> the single attempt with
+    borrowing, even with borrowWithinCohort Never and q under nominal (z is within its
+    quota, so it gives no candidate). 'q2' alone lets q borrow 1 of z's free cpu; an
+    attempt without borrowing would have taken both."""
+    objs = [cq("q", [("default", {"cpu": "3"})], cohort="all", within=LP, reclaim=ANY),
+            cq("z", [("default", {"cpu": "2"})], cohort="all"),
+            wl("q1", {"cpu": "1"}, -1, admitted="q"), wl("q2", {"cpu": "1"}, -1, admitted="q"),
+            wl("z1", {"cpu": "1"}, 0, admitted="z")]
+    assert _run(objs, wl("in", {"cpu": "3"}, 0), "q", enabled) == {"q2": INCQ}
