@@ -114,8 +114,9 @@ def test_an_earlier_pruned_cohort_does_not_hide_a_later_one() -> None:
 
 def test_the_preemptors_cohort_is_entered_even_when_it_does_not_borrow() -> None:
     """nextTarget never prunes a cohort on the path from the root to the preemptor's
-    queue: P does not borrow, yet it is entered and a preempts its own workload."""
-    objs = [_cohort("R"), _cohort("P", "R"), _q("a", "2", cohort="P", within=LP),
+    queue: P (own quota 2) does not borrow even with the incoming workload charged to a,
+    yet it is entered and a preempts its own workload."""
+    objs = [_cohort("R"), _cohort("P", "R", "2"), _q("a", "2", cohort="P", within=LP),
             wl("a_low", {"cpu": "2"}, -1, admitted="a")]
     assert _fair(objs, wl("in", {"cpu": "2"}, 0), "a") == {"a_low": INCQ}
 
