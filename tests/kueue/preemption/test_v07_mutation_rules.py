@@ -337,3 +337,20 @@ def test_fill_back_keeps_the_attempts_borrowing() -> None:
             wl("o1", {"cpu": "6"}, 0, admitted="o")]
     got, _ = _run(objs, wl("in", {"cpu": "3"}, 0), "q")
     assert got == {"big": INCQ}
+
+
+def test_queues_with_equal_shares_leave_the_heap_in_push_order() -> None:
+    """cqHeapFromCandidates pushes queues in candidate order (the most recent
+    reservation first: y2, y1, x2, x1) and its less is a strict share > share, so x,
+    pushed second with the same share 2/7, does not move above y: y is popped first and
+    'y2' passes S2-a (142 <= 142) and is enough."""
+    objs = [cq("a", [("default", {"cpu": "3"})], cohort="all", within=LP, reclaim=ANY),
+            cq("x", [("default", {"cpu": "0"})], cohort="all"),
+            cq("y", [("default", {"cpu": "0"})], cohort="all"),
+            cq("z", [("default", {"cpu": "4"})], cohort="all"),
+            wl("a_hi", {"cpu": "3"}, 10, admitted="a"),
+            wl("x1", {"cpu": "1"}, 0, admitted="x"), wl("x2", {"cpu": "1"}, 0, admitted="x"),
+            wl("y1", {"cpu": "1"}, 0, admitted="y"), wl("y2", {"cpu": "1"}, 0, admitted="y")]
+    got, trace = _run(objs, wl("in", {"cpu": "1"}, 0), "a", fair=True)
+    assert got == {"y2": FS}
+    assert trace.lines[0] == "candidates in order: default/y2, default/y1, default/x2, default/x1"
