@@ -99,7 +99,9 @@ class _Ordering:
             if cq.name in self.pruned_cqs:
                 continue
             drs = dominant_resource_share(cq)
-            if (drs.ratio == 0 and cq is not self.st) or not self.has_workload(cq.name):
+            # IsBorrowing (usage above quota), not a zero share: a queue borrowing only
+            # what its parent cannot lend has share 0 and is still a target.
+            if (not drs.borrowing and cq is not self.st) or not self.has_workload(cq.name):
                 self.pruned_cqs.add(cq.name)
                 continue
             cmp = compare_drs(drs, best_cq_drs)
@@ -117,7 +119,7 @@ class _Ordering:
                 continue
             drs = dominant_resource_share(child)
             # A cohort off the preemptor's path is pruned once it no longer borrows.
-            if drs.ratio == 0 and id(child) not in self.ancestors:
+            if not drs.borrowing and id(child) not in self.ancestors:
                 self.pruned_cohorts.add(id(child))
             elif compare_drs(drs, best_cohort_drs) >= 0:  # later children win ties
                 best_cohort, best_cohort_drs = child, drs
