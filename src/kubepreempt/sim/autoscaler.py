@@ -8,7 +8,8 @@ from its flags:
   agree). A group's nodes are its template and must share a shape (allocatable, taints,
   labels other than the hostname). ``kubepreempt.io/node-group-priority`` is the group's
   priority for the ``priority`` expander (upstream reads a ConfigMap of name regexes).
-* Every ``--scan-interval`` (10 s) the loop runs ``RunOnce``: scale-up, else scale-down.
+* Every ``--scan-interval`` (10 s) the loop runs ``RunOnce``: scale-up, then scale-down
+  (since release-1.34 a scale-up no longer ends the loop).
   Its snapshot holds only non-expendable pods (``nonExpendableScheduledPods``): the
   space of a pod below the cutoff counts as free, for scale-up and for utilisation, and a
   node whose only pods are expendable is empty (they go with the node, not evicted).
@@ -25,13 +26,14 @@ from its flags:
   (``random``, ``least-waste`` (default, as upstream): least wasted cpu + memory fraction,
   ``most-pods``, ``priority``; ties broken at random, seeded by ``--seed``). New nodes are
   Ready after ``--provision-time`` (60 s; the cloud's, not CA's).
-* Scale-down (``ScaleDown``), not within ``--scale-down-delay-after-add`` (10 min) of a
-  scale-up: a group node above the group minimum, not annotated
+* Scale-down (``ScaleDown``): a group node above the group minimum, not annotated
   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
   larger of requested cpu and memory over allocatable) is at or below
   ``--scale-down-utilization-threshold`` (0.5; ``isNodeAtOrBelowUtilizationThreshold``)
   and whose pods can all move, becomes unneeded; unneeded for
-  ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
+  ``--scale-down-unneeded-time`` (10 min) it is removed, though not within
+  ``--scale-down-delay-after-add`` (10 min) of a scale-up (``isScaleDownInCooldown``; the
+  unneeded nodes are tracked through that delay all the same): tainted
   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
   lands there) and cordoned, its pods evicted, the node deleted once they are gone.
   Whether a pod may move follows the drainability rules (``rules.Default``): first a
@@ -376,17 +378,13 @@ class Autoscaler(Actor):
         if self.scan_at != t:
             return  # superseded by an earlier wake
         self.scan_at = None
+        # since release-1.34 ("Remove exit after scale-up is performed") RunOnce goes on to
+        # scale-down after a successful scale-up; the delay after add holds back deletion only
         acted = self._scale_up()
-        if not acted:
-            acted = self._scale_down()
+        acted = self._scale_down() or acted
         timers = bool(self.unneeded) or any(g.upcoming for g in self.groups.values())
         if acted or timers:
             self._schedule(t + self.opt.scan_interval)
-        elif self.world.now < self.last_scale_up + self.opt.scale_down_delay_after_add:
-            # only the post-scale-up delay holds scale-down back: look again when it ends
-            end = self.last_scale_up + self.opt.scale_down_delay_after_add
-            step = self.opt.scan_interval
-            self._schedule(math.ceil(end / step) * step if step else end)
 
     def _expendable(self, pod: Pod) -> bool:
         """Below ``--expendable-pods-priority-cutoff`` (``IsExpendablePod``)."""
@@ -468,7 +466,6 @@ class Autoscaler(Actor):
         g, count, helped = self._expand(options)
         g.upcoming += count
         self.last_scale_up = self.world.now
-        self.unneeded.clear()  # upstream resets unneeded tracking on scale-up
         for _ in range(count):
             node = self._new_node(g)
             self.world.kernel.schedule(self.world.now + self.opt.provision_time, Priority.NODE,
@@ -636,9 +633,6 @@ class Autoscaler(Actor):
 
     def _scale_down(self) -> bool:
         now = self.world.now
-        if now < self.last_scale_up + self.opt.scale_down_delay_after_add:
-            self.unneeded.clear()
-            return False
         c = self.world.cluster
         free = self._free()
         held = self._held()
@@ -670,6 +664,10 @@ class Autoscaler(Actor):
             size[g.name] -= 1
             unneeded[node.name] = self.unneeded.get(node.name, now)
         self.unneeded = unneeded
+        # isScaleDownInCooldown: the planner has tracked the unneeded nodes all the same
+        # (UpdateClusterState runs first), only their deletion waits
+        if now < self.last_scale_up + self.opt.scale_down_delay_after_add:
+            return False
         ready = [n for n, since in unneeded.items()
                  if now - since >= self.opt.scale_down_unneeded_time]
         if not ready:
