@@ -597,8 +597,10 @@ class Autoscaler(Actor):
             if obj.kind == kind and obj.name == owner or (
                     kind == "ReplicaSet" and obj.kind == "Deployment" and hash_
                     and owner == f"{obj.name}-{hash_}"):
-                raw = (obj.body.get("spec") or {}).get("replicas", 1)
-                return int(raw) if isinstance(raw, int) else None
+                # the apiserver defaults an unset or null spec.replicas to 1; the
+                # workload's expansion has already refused anything but an integer
+                raw = (obj.body.get("spec") or {}).get("replicas")
+                return 1 if raw is None else int(raw)
         return None
 
     def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
