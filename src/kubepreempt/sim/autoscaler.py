@@ -281,7 +281,7 @@ class Autoscaler(Actor):
         self.groups = node_groups([*world.cluster.nodes, *(p.node for p in world.scen.nodes)])
         self.group_of: dict[str, NodeGroup] = {}
         for node in world.cluster.nodes:
-            g = self.groups.get(node.annotations.get(GROUP, "\0"))
+            g = self.groups.get(node.annotations.get(GROUP))
             if g is not None:
                 g.members.add(node.name)
                 self.group_of[node.name] = g
@@ -311,7 +311,7 @@ class Autoscaler(Actor):
         self._wake()
 
     def on_node_added(self, node: Node) -> None:
-        g = self.groups.get(node.annotations.get(GROUP, "\0"))
+        g = self.groups.get(node.annotations.get(GROUP))
         if g is not None and node.name not in g.members:
             self._integrate()
             g.members.add(node.name)
@@ -519,20 +519,20 @@ class Autoscaler(Actor):
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _new_node(self, g: NodeGroup) -> Node:
-        taken = set(self.world.cluster.node_index) | set(self.group_of)
+        """A Node made from the group's template: a copy under a name no node of the
+        cluster or the scenario has (removed and yet to arrive included), its hostname
+        label the new name. The template's ``kubepreempt.io/arrival`` and ``removal`` are
+        read only when the scenario is built, so the copy keeps them to no effect."""
+        taken = set(self.world.cluster.node_index) | {p.node.name for p in self.world.scen.nodes}
         self.count += 1
         name = f"{g.name}-{self.count}"
         while name in taken:
             self.count += 1
             name = f"{g.name}-{self.count}"
-        raw = copy.deepcopy(dict(g.template.raw)) if isinstance(g.template.raw, Mapping) \
-            else {"kind": "Node", "metadata": {}}
-        meta = raw.setdefault("metadata", {})
+        raw = copy.deepcopy(dict(g.template.raw))
+        meta = raw["metadata"]  # parse_node has required metadata.name
         meta["name"] = name
-        meta.setdefault("labels", {})[HOSTNAME] = name
-        meta["annotations"] = {k: v for k, v in (meta.get("annotations") or {}).items()
-                               if not str(k).startswith("kubepreempt.io/arrival")
-                               and k != "kubepreempt.io/removal"}
+        meta["labels"] = {**(meta.get("labels") or {}), HOSTNAME: name}
         return parse_node(raw, g.template.source)
 
     def _on_ready(self, payload: tuple[NodeGroup, Node]) -> None:
