@@ -249,7 +249,24 @@ def _fits(pod: Pod, free: dict[str, int]) -> bool:
 def _take(pod: Pod, free: dict[str, int]) -> None:
     free["pods"] = free.get("pods", 0) - 1
     for r, v in pod.requests.items():
-        free[r] = free.get(r, 0) - v
+        if v:  # as _fits: a zero request takes nothing, of a resource the node may lack
+            free[r] = free.get(r, 0) - v
+
+
+def _fraction(free: int, total: int) -> float:
+    """``float64(free) / float64(total)`` as Go computes it (0/0 is NaN)."""
+    return free / total if total else math.nan
+
+
+def _waste(option: tuple) -> float:
+    """``leastwaste``'s score of a ``(group, nodes, pods)`` option: the wasted fraction of
+    the new nodes' cpu plus that of their memory (capacity, here allocatable)."""
+    g, count, pods = option
+    cpu = g.template.allocatable.get("cpu", 0) * count
+    mem = g.template.allocatable.get("memory", 0) * count
+    rc = sum(p.requests.get("cpu", 0) for p in pods)
+    rm = sum(p.requests.get("memory", 0) for p in pods)
+    return _fraction(cpu - rc, cpu) + _fraction(mem - rm, mem)
 
 
 def _size(pod: Pod, node: Node) -> float:
@@ -270,6 +287,9 @@ class Autoscaler(Actor):
                         ("--scale-down-unneeded-time", options.scale_down_unneeded_time)):
             if v < 0:
                 raise InputError(f"{what} must be >= 0, not {v}")
+        if not options.scan_interval > 0:
+            # a loop that never waits would never let the simulated time move on
+            raise InputError(f"--scan-interval must be > 0, not {options.scan_interval}")
         if not 0 <= options.scale_down_utilization_threshold <= 1:
             raise InputError("--scale-down-utilization-threshold must be within 0..1")
         self.world = world
@@ -331,7 +351,7 @@ class Autoscaler(Actor):
     def _wake(self) -> None:
         """Run the loop at the next scan tick (a grid of ``scan_interval`` from 0)."""
         step = self.opt.scan_interval
-        t = math.ceil(self.world.now / step) * step if step else self.world.now
+        t = math.ceil(self.world.now / step) * step
         if self.scan_at is not None and self.scan_at <= t:
             return
         self._schedule(t)
@@ -504,15 +524,16 @@ class Autoscaler(Actor):
             top = max(len(o[2]) for o in options)
             best = [o for o in options if len(o[2]) == top]
         elif kind == "least-waste":
-            def waste(o) -> float:
-                g, count, pods = o
-                cpu = g.template.allocatable.get("cpu", 0) * count
-                mem = g.template.allocatable.get("memory", 0) * count
-                rc = sum(p.requests.get("cpu", 0) for p in pods)
-                rm = sum(p.requests.get("memory", 0) for p in pods)
-                return ((cpu - rc) / cpu if cpu else 0.0) + ((mem - rm) / mem if mem else 0.0)
-            low = min(waste(o) for o in options)
-            best = [o for o in options if waste(o) == low]
+            # leastwaste.BestOptions, its loop as written: a template without cpu or
+            # memory wastes 0/0, NaN in Go's float division, which compares false both
+            # ways, so it wins only as the first option and is passed over after it
+            best, low = [], 0.0
+            for o in options:
+                w = _waste(o)
+                if w == low:
+                    best.append(o)
+                if not best or w < low:
+                    best, low = [o], w
         elif kind == "priority":
             top = max(o[0].priority for o in options)
             best = [o for o in options if o[0].priority == top]
@@ -722,17 +743,15 @@ def _is_local_volume(volume: Mapping[str, Any]) -> bool:
 def has_blocking_local_storage(pod: Pod) -> bool:
     """drain's ``HasBlockingLocalStorage``: a local volume not named in the pod's
     ``safe-to-evict-local-volumes`` annotation (a comma-separated list)."""
-    spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
-    volumes = (spec or {}).get("volumes") or []
-    listed = str(pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES) or "")
+    volumes = (pod.raw.get("spec") or {}).get("volumes") or []
+    listed = pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES)
     safe = set(listed.split(",")) if listed else set()
     return any(isinstance(v, Mapping) and _is_local_volume(v) and v.get("name") not in safe
                for v in volumes)
 
 
 def _controller_ref(pod: Pod) -> Mapping[str, Any] | None:
-    meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
-    for ref in (meta or {}).get("ownerReferences") or []:
+    for ref in (pod.raw.get("metadata") or {}).get("ownerReferences") or []:
         if isinstance(ref, Mapping) and ref.get("controller"):
             return ref
     return None

@@ -1,0 +1,179 @@
+"""Cluster Autoscaler: what fits a template node, the least-waste expander on templates
+without cpu or memory, and which pending pods count, each expected answer worked out from
+kubernetes/autoscaler cluster-autoscaler-release-1.37 (the function is named in each
+test)."""
+
+from __future__ import annotations
+
+import pytest
+from builders.autoscaler import bare, run
+from builders.autoscaler_scale_up import pod, scale_ups, sized_node
+
+from kubepreempt.api.errors import InputError
+
+
+def node(name: str, group: str, allocatable: str, hi: int = 3, taints: str = "") -> str:
+    """A Node of ``group`` (sizes 1..``hi``) with the given allocatable (YAML flow map
+    body) and taints."""
+    spec = f"\nspec:\n  taints: {taints}" if taints else ""
+    return f"""
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  labels: {{kubernetes.io/hostname: {name}}}
+  annotations:
+    kubepreempt.io/node-group: "{group}"
+    kubepreempt.io/node-group-min: "1"
+    kubepreempt.io/node-group-max: "{hi}"{spec}
+status:
+  allocatable: {{{allocatable}}}
+"""
+
+
+def ups(text: str, **options) -> list[tuple[float, str]]:
+    return scale_ups(run(text, until=40, **options))
+
+
+def test_the_pod_count_is_a_resource_of_the_template() -> None:
+    """The estimator runs the scheduler's filters on the template (``NodeResourcesFit``:
+    ``allowedPodNumber``): a template with 2 pods allocatable takes two 100m pods, the
+    third needs a second node."""
+    text = (node("a1", "a", 'cpu: "2", memory: 8Gi, pods: "2"')
+            + pod("f1", "1", node="a1") + pod("f2", "1", node="a1")
+            + "".join(pod(f"p{i}", "100m") for i in range(3)))
+    assert ups(text) == [(0.0, "group a: +2 node(s) for 3 pod(s)")]
+
+
+def test_a_template_without_pods_allocatable_takes_no_pod() -> None:
+    """No ``pods`` in allocatable: ``allowedPodNumber`` 0, nothing fits, no scale-up."""
+    text = (node("a1", "a", 'cpu: "2", memory: 8Gi')
+            + pod("fa", "2", node="a1") + pod("p", "1"))
+    assert ups(text) == []
+
+
+def test_a_zero_request_of_a_resource_the_template_lacks() -> None:
+    """p asks 1 CPU and 0 memory of a template with no memory at all: a zero request fits
+    (``fitsRequest`` skips it) and takes nothing."""
+    text = (node("a1", "a", 'cpu: "2", pods: "110"')
+            + pod("fa", "2", node="a1") + pod("p", "1", "0") + pod("q", "1", "0"))
+    assert ups(text) == [(0.0, "group a: +1 node(s) for 2 pod(s)")]
+
+
+def test_an_extended_resource_the_template_lacks() -> None:
+    """``fitsRequest``: a request of 1 ``example.com/gpu`` does not fit a template
+    without it (0 allocatable); group g, whose template has one, gets the node."""
+    gpu = pod("p", "1").replace('requests: {cpu: "1"', 'requests: {example.com/gpu: "1", cpu: "1"')
+    plain = node("a1", "a", 'cpu: "2", memory: 8Gi, pods: "110"') + pod("fa", "2", node="a1")
+    withgpu = (node("g1", "g", 'cpu: "2", memory: 8Gi, pods: "110", example.com/gpu: "1"')
+               + pod("fg", "2", node="g1"))
+    assert ups(plain + gpu) == []
+    assert ups(plain + withgpu + gpu) == [(0.0, "group g: +1 node(s) for 1 pod(s)")]
+
+
+TAINTED = (node("a1", "a", 'cpu: "2", memory: 8Gi, pods: "110"',
+                taints="[{key: dedicated, value: batch, effect: NoSchedule}, "
+                       "{key: spot, effect: PreferNoSchedule}]")
+           + pod("fa", "2", node="a1").replace("spec:\n", "spec:\n  tolerations: "
+                                               "[{operator: Exists}]\n", 1))
+
+
+@pytest.mark.parametrize(("toleration", "scaled"), [
+    ("[{key: dedicated, operator: Equal, value: batch, effect: NoSchedule}]", True),
+    ("[{key: dedicated, operator: Equal, value: other, effect: NoSchedule}]", False),
+    ("", False)])
+def test_the_templates_taints(toleration: str, scaled: bool) -> None:
+    """``TaintToleration`` on the template: its NoSchedule taint must be tolerated, its
+    PreferNoSchedule one need not (Filter reads NoSchedule and NoExecute only)."""
+    p = pod("p", "1")
+    if toleration:
+        p = p.replace("spec:\n", f"spec:\n  tolerations: {toleration}\n", 1)
+    assert bool(ups(TAINTED + p)) is scaled
+
+
+# ---- expander/waste: leastwaste.BestOptions ----
+
+def full(name: str, group: str, allocatable: str) -> str:
+    return node(name, group, allocatable) + pod(f"f{name}", "2", "0", node=name)
+
+
+def test_least_waste_keeps_a_first_option_without_memory() -> None:
+    """Group a's template has no memory: its score is 0.5 + 0/0 = NaN, the first option
+    (options by group name), so it is taken (``leastWastedOptions == nil``) and b (0.5 +
+    0.75) cannot beat it (``< NaN`` is false)."""
+    text = (full("a1", "a", 'cpu: "2", pods: "110"')
+            + full("b1", "b", 'cpu: "2", memory: 4Gi, pods: "110"') + pod("p", "1", "0"))
+    assert ups(text) == [(0.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_least_waste_passes_over_a_later_option_without_memory() -> None:
+    """a (2 CPU, 4Gi) wastes 0.5 + 1.0 = 1.5; b's template has no memory and scores NaN,
+    neither equal to 1.5 nor below it: a is taken (with 0 for b's memory term b would
+    win at 0.5)."""
+    text = (full("a1", "a", 'cpu: "2", memory: 4Gi, pods: "110"')
+            + full("b1", "b", 'cpu: "2", pods: "110"') + pod("p", "1", "0"))
+    assert ups(text) == [(0.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_least_waste_without_cpu() -> None:
+    """The same for cpu: a's template has none (NaN, first, taken); p asks memory only."""
+    text = (node("a1", "a", 'memory: 4Gi, pods: "110"') + pod("fa1", "0", "4Gi", node="a1")
+            + full("b1", "b", 'cpu: "2", memory: 4Gi, pods: "110"')
+            .replace('cpu: "2", memory: "0"}}', 'cpu: "2", memory: "4Gi"}}')
+            + pod("p", "0", "1Gi"))
+    assert ups(text) == [(0.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_least_waste_still_picks_the_least_waste() -> None:
+    """Neither template lacks cpu or memory: b (0.5 + 0.75 = 1.25) beats a (0.5 + 0.875)."""
+    text = (full("a1", "a", 'cpu: "2", memory: 8Gi, pods: "110"')
+            + full("b1", "b", 'cpu: "2", memory: 4Gi, pods: "110"') + pod("p", "1", "1Gi"))
+    assert ups(text) == [(0.0, "group b: +1 node(s) for 1 pod(s)")]
+
+
+# ---- which pending pods count (the loop's unschedulable pods) ----
+
+FULL = sized_node("a1", "a", "2", "8Gi") + pod("fa", "2", node="a1")
+
+
+def test_a_gated_pod_before_others_does_not_stop_the_list() -> None:
+    """A pod held by a scheduling gate was never tried (reason ``SchedulingGated``, not
+    ``Unschedulable``): it causes no scale-up, and p after it still does."""
+    gated = pod("g", "1").replace("spec:\n", "spec:\n  schedulingGates: [{name: wait}]\n", 1)
+    assert ups(FULL + gated) == []
+    assert ups(FULL + gated + pod("p", "1")) == [(0.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_an_expendable_pod_before_others_does_not_stop_the_list() -> None:
+    """``FilterOutExpendablePods`` drops cheap (priority -20) and keeps p."""
+    cheap = pod("cheap", "1").replace("priority: 0", "priority: -20")
+    assert ups(FULL + cheap + pod("p", "1")) == [(0.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_a_nominated_pod_before_others_does_not_stop_the_list() -> None:
+    """hi preempts lo at 5 and waits, nominated, for it to leave (30 s): it causes no
+    scale-up, q (arriving at 6) does at the scan at 10."""
+    text = (sized_node("a1", "a", "2", "8Gi") + bare("lo", "2", 100, node="a1", exit_after="30s")
+            + bare("hi", "2", 1000, arrival="5") + bare("q", "1", 0, arrival="6"))
+    assert ups(text) == [(10.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+# ---- the loop's ticks ----
+
+def test_a_sleeping_loop_wakes_at_the_next_scan_tick() -> None:
+    """Nothing to do at 0, the loop sleeps; p arrives at 15 and is found at the scan at 20
+    (scans every ``--scan-interval``), or at 15 with an interval of 5."""
+    text = FULL + bare("p", "1", 0, arrival="15")
+    assert ups(text) == [(20.0, "group a: +1 node(s) for 1 pod(s)")]
+    assert ups(text, scan_interval=5) == [(15.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_the_scan_interval_must_be_positive() -> None:
+    """A loop that never waits would hold the simulated time still: 0 is an input error
+    (upstream's loop sleeps ``--scan-interval`` between iterations)."""
+    with pytest.raises(InputError) as err:
+        run(FULL, until=60, scan_interval=0)
+    assert str(err.value) == "--scan-interval must be > 0, not 0"
+    assert ups(FULL + bare("p", "1", 0, arrival="15"), scan_interval=0.5) == [
+        (15.0, "group a: +1 node(s) for 1 pod(s)")]
