@@ -177,3 +177,15 @@ def test_the_scan_interval_must_be_positive() -> None:
     assert str(err.value) == "--scan-interval must be > 0, not 0"
     assert ups(FULL + bare("p", "1", 0, arrival="15"), scan_interval=0.5) == [
         (15.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_a_nominated_pod_holds_its_room_on_the_node() -> None:
+    """``podsWaitingForLowerPriorityPreemption`` are put in the snapshot on their
+    nominated node. hi (2 CPU) preempts lo (1 CPU, 30 s to exit) at 5 and is nominated to
+    a1; q (1 CPU, arriving at 6) would fit beside lo alone, but not beside hi's
+    reservation: the scan at 10 scales up for q."""
+    text = (sized_node("a1", "a", "2", "8Gi") + bare("lo", "1", 100, node="a1", exit_after="30s")
+            + bare("hi", "2", 1000, arrival="5") + pod("q", "1").replace(
+                "name: q, namespace: default}", "name: q, namespace: default, annotations: "
+                "{kubepreempt.io/arrival: \"6\"}}"))
+    assert ups(text) == [(10.0, "group a: +1 node(s) for 1 pod(s)")]
