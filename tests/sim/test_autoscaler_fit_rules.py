@@ -6,7 +6,7 @@ test)."""
 from __future__ import annotations
 
 import pytest
-from builders.autoscaler import bare, run
+from builders.autoscaler import bare, group_node, run
 from builders.autoscaler_scale_up import pod, scale_ups, sized_node
 
 from kubepreempt.api.errors import InputError
@@ -189,3 +189,23 @@ def test_a_nominated_pod_holds_its_room_on_the_node() -> None:
                 "name: q, namespace: default}", "name: q, namespace: default, annotations: "
                 "{kubepreempt.io/arrival: \"6\"}}"))
     assert ups(text) == [(10.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_higher_priority_pods_claim_upcoming_room_first() -> None:
+    """``filterOutSchedulable`` sorts the unschedulable pods by priority, highest first,
+    and packs them in that order ("tries to pack the higher priority pods first"). big
+    (1.5 CPU, 1Gi, only
+    pool a) ordered a-1 at 0. At the scan at 10 hi (priority 1000, 1.5 CPU, 1Gi, any
+    pool) takes a-1's room first, so big is what is left, and only group a can take it;
+    had big claimed the room, hi would be left and least-waste would pick b (2Gi: 0.25 +
+    0.5 against a's 0.25 + 0.875)."""
+    def selecting(p: str, pool: str) -> str:
+        return p.replace("spec:\n", f"spec:\n  nodeSelector: {{pool: {pool}}}\n", 1)
+    text = (group_node("a1", 2, "a", memory="8Gi", labels=", pool: a") + pod("fa", "2", node="a1")
+            + group_node("b1", 2, "b", memory="2Gi", labels=", pool: b") + pod("fb", "2", node="b1")
+            + selecting(pod("big", "1500m", "1Gi"), "a")
+            + pod("hi", "1500m", "1Gi").replace("priority: 0", "priority: 1000").replace(
+                "name: hi, namespace: default}", "name: hi, namespace: default, annotations: "
+                "{kubepreempt.io/arrival: \"5\"}}"))
+    assert ups(text) == [(0.0, "group a: +1 node(s) for 1 pod(s)"),
+                         (10.0, "group a: +1 node(s) for 1 pod(s)")]
