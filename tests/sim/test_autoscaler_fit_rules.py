@@ -94,8 +94,9 @@ def test_the_templates_taints(toleration: str, scaled: bool) -> None:
 
 # ---- expander/waste: leastwaste.BestOptions ----
 
-def full(name: str, group: str, allocatable: str) -> str:
-    return node(name, group, allocatable) + pod(f"f{name}", "2", "0", node=name)
+def full(name: str, group: str, allocatable: str, cpu: str = "2", memory: str = "0") -> str:
+    """A node of ``group`` with a pod bound to it requesting ``cpu`` and ``memory``."""
+    return node(name, group, allocatable) + pod(f"f{name}", cpu, memory, node=name)
 
 
 def test_least_waste_keeps_a_first_option_without_memory() -> None:
@@ -209,3 +210,30 @@ def test_higher_priority_pods_claim_upcoming_room_first() -> None:
                 "{kubepreempt.io/arrival: \"5\"}}"))
     assert ups(text) == [(0.0, "group a: +1 node(s) for 1 pod(s)"),
                          (10.0, "group a: +1 node(s) for 1 pod(s)")]
+
+
+def test_least_waste_compares_fractions_not_amounts() -> None:
+    """p asks 1 CPU and 1Gi. a (10 CPU, 2Gi) wastes 0.9 + 0.5 = 1.4; b (1 CPU, 16Gi)
+    wastes 0 + 0.9375: b, though a leaves far fewer bytes unused."""
+    text = (full("a1", "a", 'cpu: "10", memory: 2Gi, pods: "110"', cpu="10")
+            + full("b1", "b", 'cpu: "1", memory: 16Gi, pods: "110"', cpu="1")
+            + pod("p", "1", "1Gi"))
+    assert ups(text) == [(0.0, "group b: +1 node(s) for 1 pod(s)")]
+
+
+@pytest.mark.parametrize(("request_", "a", "b"), [
+    ("memory: 1Gi", ("2", "4Gi"), ("4", "4Gi")),
+    ('cpu: "1"', ("2", "4Gi"), ("2", "8Gi"))])
+def test_least_waste_counts_an_unrequested_resource_as_zero(
+        request_: str, a: tuple[str, str], b: tuple[str, str]) -> None:
+    """``resourcesForPods`` adds the pods' requests; a resource a pod does not request
+    adds 0. p asks memory only (then cpu only): a and b waste the whole of that resource
+    (1.0 each) and the same fraction of the other (0.75, then 0.5), an exact tie, which
+    the random expander breaks: over ten seeds both are chosen."""
+    p = pod("p", "1").replace('requests: {cpu: "1", memory: "0"}', f"requests: {{{request_}}}")
+    assert request_ in p
+    text = (full("a1", "a", f'cpu: "{a[0]}", memory: {a[1]}, pods: "110"', *a)
+            + full("b1", "b", f'cpu: "{b[0]}", memory: {b[1]}, pods: "110"', *b) + p)
+    chosen = {scale_ups(run(text, until=40, seed=seed))[0][1].split(":")[0]
+              for seed in range(10)}
+    assert chosen == {"group a", "group b"}
