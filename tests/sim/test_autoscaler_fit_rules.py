@@ -237,3 +237,26 @@ def test_least_waste_counts_an_unrequested_resource_as_zero(
     chosen = {scale_ups(run(text, until=40, seed=seed))[0][1].split(":")[0]
               for seed in range(10)}
     assert chosen == {"group a", "group b"}
+
+
+def test_only_a_tie_draws_from_the_seeded_generator() -> None:
+    """``chainStrategy.BestOption`` returns a filter's only option without calling the
+    random fallback, so only ties draw (upstream from an unseeded source; here from the
+    ``--seed`` generator, one draw per tie). p1 (8 CPU, pool a) gets group a's node at 0,
+    the only option; p2 (1 CPU) at 100 ties b and c (a wastes more). For every seed p2's
+    choice is the one it gets without p1: the earlier scale-up drew nothing."""
+    base = (group_node("a1", 8, "a", memory="4Gi", labels=", pool: a")
+            + pod("fa", "8", node="a1")
+            + group_node("b1", 2, "b", memory="4Gi") + pod("fb", "2", node="b1")
+            + group_node("c1", 2, "c", memory="4Gi") + pod("fc", "2", node="c1")
+            + pod("p2", "1").replace("name: p2, namespace: default}",
+                                     'name: p2, namespace: default, annotations: '
+                                     '{kubepreempt.io/arrival: "100"}}'))
+    p1 = pod("p1", "8").replace("spec:\n", "spec:\n  nodeSelector: {pool: a}\n", 1)
+
+    def choices(text: str) -> list[str]:
+        return [scale_ups(run(text, until=130, seed=seed))[-1][1].split(":")[0]
+                for seed in range(10)]
+    alone = choices(base)
+    assert set(alone) == {"group b", "group c"}
+    assert choices(base + p1) == alone
