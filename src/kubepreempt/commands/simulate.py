@@ -116,8 +116,8 @@ def register(app: typer.Typer) -> None:
             "--scale-down-unneeded-time", help="How long a node is unneeded before it is "
             "removed.")] = "10m",
         delay_after_add: Annotated[str, typer.Option(
-            "--scale-down-delay-after-add", help="No scale-down this long after a "
-            "scale-up.")] = "10m",
+            "--scale-down-delay-after-add", help="No node removed this long after a "
+            "scale-up (unneeded nodes are still tracked).")] = "10m",
         scan_interval: Annotated[str, typer.Option(
             "--scan-interval", help="The autoscaler's loop period.")] = "10s",
         skip_local_storage: Annotated[str, typer.Option(

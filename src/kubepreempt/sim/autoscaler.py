@@ -8,7 +8,8 @@ from its flags:
   agree). A group's nodes are its template and must share a shape (allocatable, taints,
   labels other than the hostname). ``kubepreempt.io/node-group-priority`` is the group's
   priority for the ``priority`` expander (upstream reads a ConfigMap of name regexes).
-* Every ``--scan-interval`` (10 s) the loop runs ``RunOnce``: scale-up, else scale-down.
+* Every ``--scan-interval`` (10 s) the loop runs ``RunOnce``: scale-up, then scale-down
+  (since release-1.34 a scale-up no longer ends the loop).
   Its snapshot holds only non-expendable pods (``nonExpendableScheduledPods``): the
   space of a pod below the cutoff counts as free, for scale-up and for utilisation, and a
   node whose only pods are expendable is empty (they go with the node, not evicted).
@@ -25,13 +26,14 @@ from its flags:
   (``random``, ``least-waste`` (default, as upstream): least wasted cpu + memory fraction,
   ``most-pods``, ``priority``; ties broken at random, seeded by ``--seed``). New nodes are
   Ready after ``--provision-time`` (60 s; the cloud's, not CA's).
-* Scale-down (``ScaleDown``), not within ``--scale-down-delay-after-add`` (10 min) of a
-  scale-up: a group node above the group minimum, not annotated
+* Scale-down (``ScaleDown``): a group node above the group minimum, not annotated
   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, whose utilisation (the
   larger of requested cpu and memory over allocatable) is at or below
   ``--scale-down-utilization-threshold`` (0.5; ``isNodeAtOrBelowUtilizationThreshold``)
   and whose pods can all move, becomes unneeded; unneeded for
-  ``--scale-down-unneeded-time`` (10 min) it is removed: tainted
+  ``--scale-down-unneeded-time`` (10 min) it is removed, though not within
+  ``--scale-down-delay-after-add`` (10 min) of a scale-up (``isScaleDownInCooldown``; the
+  unneeded nodes are tracked through that delay all the same): tainted
   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` (so no new pod, daemon pods included,
   lands there) and cordoned, its pods evicted, the node deleted once they are gone.
   Whether a pod may move follows the drainability rules (``rules.Default``): first a
@@ -247,7 +249,24 @@ def _fits(pod: Pod, free: dict[str, int]) -> bool:
 def _take(pod: Pod, free: dict[str, int]) -> None:
     free["pods"] = free.get("pods", 0) - 1
     for r, v in pod.requests.items():
-        free[r] = free.get(r, 0) - v
+        if v:  # as _fits: a zero request takes nothing, of a resource the node may lack
+            free[r] = free.get(r, 0) - v
+
+
+def _fraction(free: int, total: int) -> float:
+    """``float64(free) / float64(total)`` as Go computes it (0/0 is NaN)."""
+    return free / total if total else math.nan
+
+
+def _waste(option: tuple) -> float:
+    """``leastwaste``'s score of a ``(group, nodes, pods)`` option: the wasted fraction of
+    the new nodes' cpu plus that of their memory (capacity, here allocatable)."""
+    g, count, pods = option
+    cpu = g.template.allocatable.get("cpu", 0) * count
+    mem = g.template.allocatable.get("memory", 0) * count
+    rc = sum(p.requests.get("cpu", 0) for p in pods)
+    rm = sum(p.requests.get("memory", 0) for p in pods)
+    return _fraction(cpu - rc, cpu) + _fraction(mem - rm, mem)
 
 
 def _size(pod: Pod, node: Node) -> float:
@@ -268,6 +287,9 @@ class Autoscaler(Actor):
                         ("--scale-down-unneeded-time", options.scale_down_unneeded_time)):
             if v < 0:
                 raise InputError(f"{what} must be >= 0, not {v}")
+        if not options.scan_interval > 0:
+            # a loop that never waits would never let the simulated time move on
+            raise InputError(f"--scan-interval must be > 0, not {options.scan_interval}")
         if not 0 <= options.scale_down_utilization_threshold <= 1:
             raise InputError("--scale-down-utilization-threshold must be within 0..1")
         self.world = world
@@ -279,7 +301,7 @@ class Autoscaler(Actor):
         self.groups = node_groups([*world.cluster.nodes, *(p.node for p in world.scen.nodes)])
         self.group_of: dict[str, NodeGroup] = {}
         for node in world.cluster.nodes:
-            g = self.groups.get(node.annotations.get(GROUP, "\0"))
+            g = self.groups.get(node.annotations.get(GROUP))
             if g is not None:
                 g.members.add(node.name)
                 self.group_of[node.name] = g
@@ -309,7 +331,7 @@ class Autoscaler(Actor):
         self._wake()
 
     def on_node_added(self, node: Node) -> None:
-        g = self.groups.get(node.annotations.get(GROUP, "\0"))
+        g = self.groups.get(node.annotations.get(GROUP))
         if g is not None and node.name not in g.members:
             self._integrate()
             g.members.add(node.name)
@@ -329,7 +351,7 @@ class Autoscaler(Actor):
     def _wake(self) -> None:
         """Run the loop at the next scan tick (a grid of ``scan_interval`` from 0)."""
         step = self.opt.scan_interval
-        t = math.ceil(self.world.now / step) * step if step else self.world.now
+        t = math.ceil(self.world.now / step) * step
         if self.scan_at is not None and self.scan_at <= t:
             return
         self._schedule(t)
@@ -376,17 +398,13 @@ class Autoscaler(Actor):
         if self.scan_at != t:
             return  # superseded by an earlier wake
         self.scan_at = None
+        # since release-1.34 ("Remove exit after scale-up is performed") RunOnce goes on to
+        # scale-down after a successful scale-up; the delay after add holds back deletion only
         acted = self._scale_up()
-        if not acted:
-            acted = self._scale_down()
+        acted = self._scale_down() or acted
         timers = bool(self.unneeded) or any(g.upcoming for g in self.groups.values())
         if acted or timers:
             self._schedule(t + self.opt.scan_interval)
-        elif self.world.now < self.last_scale_up + self.opt.scale_down_delay_after_add:
-            # only the post-scale-up delay holds scale-down back: look again when it ends
-            end = self.last_scale_up + self.opt.scale_down_delay_after_add
-            step = self.opt.scan_interval
-            self._schedule(math.ceil(end / step) * step if step else end)
 
     def _expendable(self, pod: Pod) -> bool:
         """Below ``--expendable-pods-priority-cutoff`` (``IsExpendablePod``)."""
@@ -468,7 +486,6 @@ class Autoscaler(Actor):
         g, count, helped = self._expand(options)
         g.upcoming += count
         self.last_scale_up = self.world.now
-        self.unneeded.clear()  # upstream resets unneeded tracking on scale-up
         for _ in range(count):
             node = self._new_node(g)
             self.world.kernel.schedule(self.world.now + self.opt.provision_time, Priority.NODE,
@@ -507,35 +524,36 @@ class Autoscaler(Actor):
             top = max(len(o[2]) for o in options)
             best = [o for o in options if len(o[2]) == top]
         elif kind == "least-waste":
-            def waste(o) -> float:
-                g, count, pods = o
-                cpu = g.template.allocatable.get("cpu", 0) * count
-                mem = g.template.allocatable.get("memory", 0) * count
-                rc = sum(p.requests.get("cpu", 0) for p in pods)
-                rm = sum(p.requests.get("memory", 0) for p in pods)
-                return ((cpu - rc) / cpu if cpu else 0.0) + ((mem - rm) / mem if mem else 0.0)
-            low = min(waste(o) for o in options)
-            best = [o for o in options if waste(o) == low]
+            # leastwaste.BestOptions, its loop as written: a template without cpu or
+            # memory wastes 0/0, NaN in Go's float division, which compares false both
+            # ways, so it wins only as the first option and is passed over after it
+            best, low = [], 0.0
+            for o in options:
+                w = _waste(o)
+                if w == low:
+                    best.append(o)
+                if not best or w < low:
+                    best, low = [o], w
         elif kind == "priority":
             top = max(o[0].priority for o in options)
             best = [o for o in options if o[0].priority == top]
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _new_node(self, g: NodeGroup) -> Node:
-        taken = set(self.world.cluster.node_index) | set(self.group_of)
+        """A Node made from the group's template: a copy under a name no node of the
+        cluster or the scenario has (removed and yet to arrive included), its hostname
+        label the new name. The template's ``kubepreempt.io/arrival`` and ``removal`` are
+        read only when the scenario is built, so the copy keeps them to no effect."""
+        taken = set(self.world.cluster.node_index) | {p.node.name for p in self.world.scen.nodes}
         self.count += 1
         name = f"{g.name}-{self.count}"
         while name in taken:
             self.count += 1
             name = f"{g.name}-{self.count}"
-        raw = copy.deepcopy(dict(g.template.raw)) if isinstance(g.template.raw, Mapping) \
-            else {"kind": "Node", "metadata": {}}
-        meta = raw.setdefault("metadata", {})
+        raw = copy.deepcopy(dict(g.template.raw))
+        meta = raw["metadata"]  # parse_node has required metadata.name
         meta["name"] = name
-        meta.setdefault("labels", {})[HOSTNAME] = name
-        meta["annotations"] = {k: v for k, v in (meta.get("annotations") or {}).items()
-                               if not str(k).startswith("kubepreempt.io/arrival")
-                               and k != "kubepreempt.io/removal"}
+        meta["labels"] = {**(meta.get("labels") or {}), HOSTNAME: name}
         return parse_node(raw, g.template.source)
 
     def _on_ready(self, payload: tuple[NodeGroup, Node]) -> None:
@@ -600,8 +618,10 @@ class Autoscaler(Actor):
             if obj.kind == kind and obj.name == owner or (
                     kind == "ReplicaSet" and obj.kind == "Deployment" and hash_
                     and owner == f"{obj.name}-{hash_}"):
-                raw = (obj.body.get("spec") or {}).get("replicas", 1)
-                return int(raw) if isinstance(raw, int) else None
+                # the apiserver defaults an unset or null spec.replicas to 1; the
+                # workload's expansion has already refused anything but an integer
+                raw = (obj.body.get("spec") or {}).get("replicas")
+                return 1 if raw is None else int(raw)
         return None
 
     def _movable(self, pods: list[Pod], free: dict[str, dict[str, int]], here: str,
@@ -636,9 +656,6 @@ class Autoscaler(Actor):
 
     def _scale_down(self) -> bool:
         now = self.world.now
-        if now < self.last_scale_up + self.opt.scale_down_delay_after_add:
-            self.unneeded.clear()
-            return False
         c = self.world.cluster
         free = self._free()
         held = self._held()
@@ -670,6 +687,10 @@ class Autoscaler(Actor):
             size[g.name] -= 1
             unneeded[node.name] = self.unneeded.get(node.name, now)
         self.unneeded = unneeded
+        # isScaleDownInCooldown: the planner has tracked the unneeded nodes all the same
+        # (UpdateClusterState runs first), only their deletion waits
+        if now < self.last_scale_up + self.opt.scale_down_delay_after_add:
+            return False
         ready = [n for n, since in unneeded.items()
                  if now - since >= self.opt.scale_down_unneeded_time]
         if not ready:
@@ -722,17 +743,15 @@ def _is_local_volume(volume: Mapping[str, Any]) -> bool:
 def has_blocking_local_storage(pod: Pod) -> bool:
     """drain's ``HasBlockingLocalStorage``: a local volume not named in the pod's
     ``safe-to-evict-local-volumes`` annotation (a comma-separated list)."""
-    spec = pod.raw.get("spec") if isinstance(pod.raw, Mapping) else None
-    volumes = (spec or {}).get("volumes") or []
-    listed = str(pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES) or "")
+    volumes = (pod.raw.get("spec") or {}).get("volumes") or []
+    listed = pod.annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES)
     safe = set(listed.split(",")) if listed else set()
     return any(isinstance(v, Mapping) and _is_local_volume(v) and v.get("name") not in safe
                for v in volumes)
 
 
 def _controller_ref(pod: Pod) -> Mapping[str, Any] | None:
-    meta = pod.raw.get("metadata") if isinstance(pod.raw, Mapping) else None
-    for ref in (meta or {}).get("ownerReferences") or []:
+    for ref in (pod.raw.get("metadata") or {}).get("ownerReferences") or []:
         if isinstance(ref, Mapping) and ref.get("controller"):
             return ref
     return None
