@@ -349,3 +349,61 @@ def test_node_affinity_errors_reach_the_config_error() -> None:
                                     _added([{"matchExpressions": [_expr("k", "In")]}])}]}]})
     assert (f"profiles[0].pluginConfig[0].args.{REQ}[0].matchExpressions[0].values: Invalid "
             "value: []: for 'in', 'notin' operators, values set can't be empty") in str(err.value)
+
+
+def test_min_candidate_percentage_101_is_refused() -> None:
+    """``validateMinCandidateNodesPercentage``: > 100 is out of range."""
+    assert validate_default_preemption("", {"minCandidateNodesPercentage": 101,
+                                            "minCandidateNodesAbsolute": 1}) == [
+        "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]"]
+
+
+@pytest.mark.parametrize(("value", "ok"), [("-9223372036854775808", True),
+                                           ("-9223372036854775809", False),
+                                           ("9223372036854775807", True), ("-200", True)])
+def test_node_affinity_gt_value_int64_bounds(value: str, ok: bool) -> None:
+    """``strconv.ParseInt(v, 10, 64)`` accepts exactly [-2^63, 2^63-1]."""
+    errs = validate_node_affinity("", _added([{"matchExpressions": [_expr("k", "Lt",
+                                                                           value)]}]))
+    assert (not any("must be an integer" in e for e in errs)) is ok
+
+
+def test_node_affinity_omitted_key_and_operators() -> None:
+    """An omitted key is "" (IsQualifiedName refuses it); an omitted operator is "" and
+    NotSupported, in matchExpressions and matchFields alike."""
+    errs = validate_node_affinity("", _added([{"matchExpressions": [{"operator": "Exists"}]},
+                                              {"matchExpressions": [{"key": "k"}]},
+                                              {"matchFields": [{"key": "metadata.name",
+                                                                "values": ["n"]}]}]))
+    assert errs[0].startswith(f'{REQ}[0].matchExpressions[0].key: Invalid value: "": name '
+                              "part must be non-empty; name part must consist of")
+    assert errs[1:] == [
+        f'{REQ}[1].matchExpressions[0].operator: Unsupported value: "": supported values: '
+        '"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"',
+        f'{REQ}[2].matchFields[0].operator: Unsupported value: "": supported values: "In", '
+        '"NotIn"']
+
+
+def test_node_affinity_label_value_messages_are_joined() -> None:
+    """``validateLabelValue`` joins IsValidLabelValue's messages with "; "."""
+    value = "-" + "a" * 63
+    errs = validate_node_affinity("", _added([{"matchExpressions": [_expr("k", "In",
+                                                                           value)]}]))
+    assert errs == [f'{REQ}[0].matchExpressions[0].values[0][k]: Invalid value: "{value}": '
+                    "must be no more than 63 bytes; a valid label must be an empty "
+                    "string or consist of alphanumeric characters, '-', '_' or '.', and must "
+                    "start and end with an alphanumeric character (e.g. 'MyValue',  or "
+                    "'my_value',  or '12345', regex used for validation is "
+                    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]
+
+
+def test_node_affinity_every_term_and_expression_reports() -> None:
+    """NewNodeSelector collects every term's errors, each term every expression's; a
+    preferred term without a weight has weight 0 and is skipped."""
+    args = _added([{"matchExpressions": [_expr("a", "In"), _expr("b", "In")]},
+                   {"matchExpressions": [_expr("c", "In")]}],
+                  [{"preference": {"matchExpressions": [_expr("d", "In")]}}])
+    errs = validate_node_affinity("", args)
+    assert [e.split(":")[0] for e in errs] == [
+        f"{REQ}[0].matchExpressions[0].values", f"{REQ}[0].matchExpressions[1].values",
+        f"{REQ}[1].matchExpressions[0].values"]

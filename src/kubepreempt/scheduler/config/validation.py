@@ -260,7 +260,10 @@ def _requirement_errors(p: str, expr: dict[str, Any]) -> list[str]:
     """``labels.NewRequirement`` with a path: every problem of one match expression."""
     key, op = expr.get("key") or "", expr.get("operator") or ""
     values = [str(v) for v in expr.get("values") or []]
-    errs = label_name_errors(p + ".key", key)
+    # validateLabelKey: one error, IsQualifiedName's messages joined (unlike
+    # ValidateLabelName's one error per message).
+    key_msgs = qualified_name(key)
+    errs = [invalid(p + ".key", key, "; ".join(key_msgs))] if key_msgs else []
     vp = p + ".values"
     if op in ("In", "NotIn"):
         if not values:
