@@ -249,3 +249,14 @@ def test_check_implemented_looks_at_every_enabled_plugin() -> None:
     assert str(err.value) == ('plugin "VolumeZone" is enabled but an in-tree plugin '
                               "kubepreempt does not model; disable it or remove it from the "
                               "configuration")
+
+
+def test_unknown_fields_go_past_a_profile_that_is_not_a_mapping() -> None:
+    assert unknown_fields({"profiles": ["x", {"bad": 1}]}) == ["profiles[1].bad"]
+
+
+def test_check_implemented_names_a_nameless_entry_as_empty() -> None:
+    """A plugin entry's Name zero value is ""; it is no in-tree plugin."""
+    with pytest.raises(ProfileError) as err:
+        check_implemented({"plugins": {"filter": {"enabled": [{}]}}})
+    assert str(err.value).startswith('plugin "" is enabled but not an in-tree plugin')
