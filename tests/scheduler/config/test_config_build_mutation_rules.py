@@ -260,3 +260,34 @@ def test_check_implemented_names_a_nameless_entry_as_empty() -> None:
     with pytest.raises(ProfileError) as err:
         check_implemented({"plugins": {"filter": {"enabled": [{}]}}})
     assert str(err.value).startswith('plugin "" is enabled but not an in-tree plugin')
+
+
+def test_added_affinity_preferred_weights_as_new_preferred_scheduling_terms() -> None:
+    """NodeAffinity's New uses ``NewPreferredSchedulingTerms``: a zero-weight term is
+    skipped (not an error) and the args' weights are not limited to 1..100 as a pod's
+    are (``ValidateNodeAffinityArgs`` only parses the terms)."""
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    cfg = parse_scheduler_config(doc(profiles=[{"pluginConfig": [{
+        "name": "NodeAffinity", "args": {"addedAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 0, "preference": term}, {"preference": term},
+                {"weight": 150, "preference": term}]}}}]}]))
+    plugin = plugin_of(cfg, "NodeAffinity")
+    assert [p.weight for p in plugin.added_preferred] == [150]
+    assert plugin.added_required is not None and len(plugin.added_required.terms) == 1
+    assert plugin_of(parse_scheduler_config(doc()), "NodeAffinity").added_required is None
+
+
+def test_every_balanced_allocation_resource_is_checked_for_unknown_fields() -> None:
+    raw = doc(profiles=[{"pluginConfig": [{"name": "NodeResourcesBalancedAllocation",
+                                           "args": {"resources": [{"a": 1}, {"b": 1}]}}]}])
+    assert unknown_fields(raw) == ["resources[0].a", "resources[1].b"]
+
+
+def test_malformed_value_met_while_validating() -> None:
+    """A weight given as text fails the range comparison: a one-line error (upstream's
+    decoder refuses the string for an int32)."""
+    text = error_of(doc(profiles=[{"pluginConfig": [{"name": "InterPodAffinity", "args": {
+        "hardPodAffinityWeight": "5"}}]}]))
+    assert text.startswith("KubeSchedulerConfiguration: malformed configuration: ")
