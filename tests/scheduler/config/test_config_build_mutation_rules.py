@@ -291,3 +291,14 @@ def test_malformed_value_met_while_validating() -> None:
     text = error_of(doc(profiles=[{"pluginConfig": [{"name": "InterPodAffinity", "args": {
         "hardPodAffinityWeight": "5"}}]}]))
     assert text.startswith("KubeSchedulerConfiguration: malformed configuration: ")
+
+
+def test_added_affinity_with_only_preferred_terms_has_no_required_selector() -> None:
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    cfg = parse_scheduler_config(doc(profiles=[{"pluginConfig": [{
+        "name": "NodeAffinity", "args": {"addedAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 5, "preference": term}]}}}]}]))
+    plugin = plugin_of(cfg, "NodeAffinity")
+    assert plugin.added_required is None
+    assert [p.weight for p in plugin.added_preferred] == [5]
