@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubepreempt.api.objects import parse_affinity
+from kubepreempt.api.objects import WeightedNodeSelectorTerm
+from kubepreempt.api.selectors import NodeSelector, NodeSelectorTerm
 from kubepreempt.scheduler.framework import FilterPlugin, ScorePlugin
 from kubepreempt.scheduler.plugins.balanced_allocation import BalancedAllocation
 from kubepreempt.scheduler.plugins.image_locality import ImageLocality
@@ -152,6 +153,26 @@ def _strategy(args: dict[str, Any]) -> ScoringStrategy:
     return ScoringStrategy(s["type"], resources, shape)
 
 
+def _node_affinity(added: dict[str, Any] | None) -> NodeAffinity:
+    """NodeAffinity's ``New``: ``NewNodeSelector`` and ``NewPreferredSchedulingTerms``,
+    which skip a zero-weight preferred term (the args' weights are not range-checked as
+    a pod's are)."""
+    if not added:
+        return NodeAffinity()
+    required = None
+    req = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if req is not None:
+        required = NodeSelector(tuple(NodeSelectorTerm.parse(t)
+                                      for t in req.get("nodeSelectorTerms") or []))
+    preferred = []
+    for pref in added.get("preferredDuringSchedulingIgnoredDuringExecution") or []:
+        weight = int(pref.get("weight") or 0)
+        if weight != 0:
+            preferred.append(WeightedNodeSelectorTerm(weight,
+                                                      NodeSelectorTerm.parse(pref.get("preference"))))
+    return NodeAffinity(required, tuple(preferred))
+
+
 def make_plugin(name: str, args: dict[str, Any]) -> Any:
     """One plugin instance with its (defaulted) arguments."""
     if name == "NodeResourcesFit":
@@ -164,12 +185,7 @@ def make_plugin(name: str, args: dict[str, Any]) -> Any:
         return InterPodAffinity(int(args["hardPodAffinityWeight"]),
                                 bool(args.get("ignorePreferredTermsOfExistingPods", False)))
     if name == "NodeAffinity":
-        added = args.get("addedAffinity")
-        if not added:
-            return NodeAffinity()
-        aff = parse_affinity({"nodeAffinity": added}, "", {})
-        assert aff is not None
-        return NodeAffinity(aff.node_required, aff.node_preferred)
+        return _node_affinity(args.get("addedAffinity"))
     if name == "PodTopologySpread":
         return PodTopologySpread(
             tuple(DefaultConstraint.parse(c) for c in args.get("defaultConstraints") or ()),

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubepreempt.api.selectors import NodeSelectorTerm, SelectorError
-from kubepreempt.apimachinery.validation import qualified_name
+from kubepreempt.apimachinery.validation import label_value, qualified_name
 from kubepreempt.scheduler.config.defaults import API_VERSION, EXTENSION_POINTS
 from kubepreempt.scheduler.config.fielderrors import (
     duplicate,
@@ -246,27 +245,90 @@ def validate_balanced_allocation(p: str, args: dict[str, Any]) -> list[str]:
     return errs
 
 
+# validSelectorOperators and validFieldSelectorOperators of component-helpers' nodeaffinity.
+NODE_SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+FIELD_SELECTOR_OPERATORS = ["In", "NotIn"]
+
+
+def _is_int64(value: str) -> bool:
+    """``strconv.ParseInt(value, 10, 64)`` succeeds."""
+    text = value[1:] if value[:1] in ("+", "-") else value
+    return text.isascii() and text.isdigit() and -2**63 <= int(value) < 2**63
+
+
+def _requirement_errors(p: str, expr: dict[str, Any]) -> list[str]:
+    """``labels.NewRequirement`` with a path: every problem of one match expression."""
+    key, op = expr.get("key") or "", expr.get("operator") or ""
+    values = [str(v) for v in expr.get("values") or []]
+    # validateLabelKey: one error, IsQualifiedName's messages joined (unlike
+    # ValidateLabelName's one error per message).
+    key_msgs = qualified_name(key)
+    errs = [invalid(p + ".key", key, "; ".join(key_msgs))] if key_msgs else []
+    vp = p + ".values"
+    if op in ("In", "NotIn"):
+        if not values:
+            errs.append(invalid(vp, values, "for 'in', 'notin' operators, values set can't "
+                                "be empty"))
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(invalid(vp, values, "values set must be empty for exists and does "
+                                "not exist"))
+    elif op in ("Gt", "Lt"):
+        if len(values) != 1:
+            errs.append(invalid(vp, values, "for 'Gt', 'Lt' operators, exactly one value is "
+                                "required"))
+        errs += [invalid(f"{vp}[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an "
+                         "integer") for i, v in enumerate(values) if not _is_int64(v)]
+    else:  # nodeSelectorRequirementsAsSelector refuses it before NewRequirement
+        return [not_supported(p + ".operator", op, NODE_SELECTOR_OPERATORS)]
+    for i, v in enumerate(values):
+        msgs = label_value(v)
+        if msgs:
+            errs.append(invalid(f"{vp}[{i}][{key}]", v, "; ".join(msgs)))
+    return errs
+
+
+def _term_errors(p: str, term: dict[str, Any]) -> list[str]:
+    """``newNodeSelectorTerm``'s parse errors (matchExpressions, then matchFields)."""
+    errs = []
+    for i, expr in enumerate(term.get("matchExpressions") or []):
+        errs += _requirement_errors(f"{p}.matchExpressions[{i}]", expr)
+    for i, expr in enumerate(term.get("matchFields") or []):
+        fp = f"{p}.matchFields[{i}]"
+        op, values = expr.get("operator") or "", expr.get("values") or []
+        if op not in FIELD_SELECTOR_OPERATORS:
+            errs.append(not_supported(fp + ".operator", op, FIELD_SELECTOR_OPERATORS))
+        elif len(values) != 1:
+            errs.append(invalid(fp + ".values", values, "must have one element"))
+    return errs
+
+
+def _is_empty_term(term: dict[str, Any]) -> bool:
+    """``isEmptyNodeSelectorTerm``: such a term selects nothing and is not parsed."""
+    return not term.get("matchExpressions") and not term.get("matchFields")
+
+
 def validate_node_affinity(p: str, args: dict[str, Any]) -> list[str]:
-    """``ValidateNodeAffinityArgs``: the added terms must parse."""
+    """``ValidateNodeAffinityArgs``: ``nodeaffinity.NewNodeSelector`` and
+    ``NewPreferredSchedulingTerms`` with the ``addedAffinity`` paths."""
     added = args.get("addedAffinity")
     if not added:
         return []
     errs = []
-    req = added.get("requiredDuringSchedulingIgnoredDuringExecution")
     base = p + "addedAffinity"
+    req = added.get("requiredDuringSchedulingIgnoredDuringExecution")
     if req is not None:
+        rp = base + ".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
         for i, term in enumerate(req.get("nodeSelectorTerms") or []):
-            try:
-                NodeSelectorTerm.parse(term)
-            except SelectorError as exc:
-                errs.append(invalid(f"{base}.requiredDuringSchedulingIgnoredDuringExecution"
-                                    f".nodeSelectorTerms[{i}]", term, str(exc)))
+            if not _is_empty_term(term):
+                errs += _term_errors(f"{rp}[{i}]", term)
+    pp = base + ".preferredDuringSchedulingIgnoredDuringExecution"
     for i, pref in enumerate(added.get("preferredDuringSchedulingIgnoredDuringExecution") or []):
-        try:
-            NodeSelectorTerm.parse(pref.get("preference"))
-        except SelectorError as exc:
-            errs.append(invalid(f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
-                                ".preference", pref.get("preference"), str(exc)))
+        term = pref.get("preference") or {}
+        # A zero weight term is skipped, and its errors with it; the path has no
+        # ".preference" (NewPreferredSchedulingTerms indexes the list only).
+        if pref.get("weight", 0) != 0 and not _is_empty_term(term):
+            errs += _term_errors(f"{pp}[{i}]", term)
     return errs
 
 
