@@ -392,6 +392,15 @@ def test_cluster_queue_errors(spec: dict[str, Any], want: str) -> None:
         assert cq_error(spec) == want
 
 
+@pytest.mark.parametrize("semantics", [OLD, NOW])
+def test_stop_policy_is_an_enum(semantics: Any) -> None:
+    """``+kubebuilder:validation:Enum=None;Hold;HoldAndDrain`` on ``stopPolicy`` (v0.7's
+    v1beta1 and current v1beta2): the apiserver refuses any other value."""
+    assert cq_error({"stopPolicy": "Stop"}, semantics=semantics) == (
+        "stopPolicy 'Stop' is not one of ['Hold', 'HoldAndDrain', 'None']")
+    assert cq({"stopPolicy": ""}, semantics=semantics).stopped is False
+
+
 def test_borrow_within_cohort_never_needs_no_reclaim() -> None:
     q = cq({"preemption": {"borrowWithinCohort": {"policy": "Never"}}})
     assert q.preemption == o.Preemption()

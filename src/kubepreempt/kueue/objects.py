@@ -358,7 +358,9 @@ def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
         fung = _map(spec.get("flavorFungibility"), "spec.flavorFungibility")
         weight = _fair_weight(_map(spec.get("fairSharing"), "spec.fairSharing"),
                               "spec.fairSharing")
-        stop = spec.get("stopPolicy") or "None"
+        # The CRD enum (v0.7 and current): None, Hold or HoldAndDrain.
+        stop = _choice(spec.get("stopPolicy"), {"None", "Hold", "HoldAndDrain"}, "None",
+                       "stopPolicy")
         cohort = str(spec.get("cohortName" if version == "v1beta2" else "cohort") or "")
         groups = _resource_groups(spec.get("resourceGroups"))
         if semantics.validate_limits:
