@@ -544,12 +544,16 @@ def test_fair_sharing_enabled(body: dict[str, Any], fair: bool) -> None:
      "fairSharing.preemptionStrategies ['LessThanInitialShare', "
      "'LessThanOrEqualToFinalShare'] is not supported; use [LessThanOrEqualToFinalShare], "
      "[LessThanInitialShare] or both in that order"),
+    ({"fairSharing": {"preemptionStrategies": [""]}},
+     "fairSharing.preemptionStrategies [''] is not supported; use "
+     "[LessThanOrEqualToFinalShare], [LessThanInitialShare] or both in that order"),
     ({"featureGates": 1}, "featureGates must be a mapping, got int"),
     ({"waitForPodsReady": 1}, "waitForPodsReady must be a mapping, got int"),
 ])
 def test_configuration_errors(body: dict[str, Any], want: str) -> None:
-    """validateFairSharing (``preemptionStrategies: must be specified``) and the
-    supported strategy lists of ``validatePreemptionStrategies`` (v0.7)."""
+    """``pkg/config/validation.go`` ``validateFairSharing``: ``preemptionStrategies: must
+    be specified`` (v1beta2), and a list not in ``validStrategySets`` (an empty string
+    included) is NotSupported (v0.7.0 and current)."""
     err = pytest.raises(InputError, config, body).value
     assert err.message == want
     assert str(err) == f"f.yaml, document 1: Configuration config: {want}"
@@ -716,6 +720,14 @@ def test_requests_above_limits_are_resource_errors() -> None:
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": 1}}})]},
      "nodeSelectorTerms must be a list, got int"),
     ({"podSets": [pod_set(tolerations=1)]}, "tolerations must be a list, got int"),
+    ({"podSets": [pod_set(affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "a", "operator": "Bad"}]}]}}})]},
+     "selector operator 'Bad' is not one of ['DoesNotExist', 'Exists', 'Gt', 'In', 'Lt', "
+     "'NotIn']"),
+    ({"podSets": [pod_set(containers=[container(requests={"cpu": "x"})])]},
+     "spec.podSets[0].template.spec.containers[0].resources.requests.cpu: quantity 'x' is "
+     "not a valid Kubernetes quantity"),
     ({"podSets": [pod_set()], "priority": 2147483648},
      "spec.priority 2147483648 does not fit in a 32-bit integer"),
     ({"podSets": [pod_set()], "priority": "1"}, "spec.priority '1' is not an integer"),
@@ -736,8 +748,10 @@ def test_v1beta2_priority_class_ref() -> None:
     assert (w.priority, w.priority_class_name) == (101, "wpc")
     w = workload({"podSets": [pod_set()], "priorityClassRef": pc}, api=B2)
     assert (w.priority, w.priority_class_name) == (50, "pc")
-    w = workload({"podSets": [pod_set()], "priorityClassRef": {}}, api=B2)
+    w = workload({"podSets": [pod_set()], "priorityClassRef": None}, api=B2)
     assert (w.priority, w.priority_class_name) == (0, "")
+    assert _workload_error({"podSets": [pod_set()], "priorityClassRef": {}}, api=B2) == \
+        "spec.priorityClassRef: unknown group/kind None/None"
     # v1beta2 has no priorityClassName: the field is not read.
     w = workload({"podSets": [pod_set()], "priorityClassName": "wpc",
                   "priorityClassSource": o.WPC_SOURCE}, api=B2)
@@ -747,6 +761,17 @@ def test_v1beta2_priority_class_ref() -> None:
     assert _workload_error({"podSets": [pod_set()], "priorityClassRef": {
         "group": "kueue.x-k8s.io", "kind": "PriorityClass"}}, api=B2) == \
         "spec.priorityClassRef: unknown group/kind kueue.x-k8s.io/PriorityClass"
+
+
+@pytest.mark.parametrize("name", [None, ""])
+def test_v1beta2_priority_class_ref_needs_a_name(name: Any) -> None:
+    """``PriorityClassRef.name``: ``+required``, ``MinLength=1`` (apis/kueue/v1beta2
+    workload_types.go): the apiserver refuses a reference without a name, it is not read
+    as "no priority class"."""
+    for ref in ({"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass"},
+                {"group": "scheduling.k8s.io", "kind": "PriorityClass"}):
+        spec = {"podSets": [pod_set()], "priorityClassRef": {**ref, "name": name}}
+        assert _workload_error(spec, api=B2) == "spec.priorityClassRef.name: Required value"
 
 
 def test_v1beta1_priority_class_needs_a_source_in_current_kueue() -> None:
@@ -769,16 +794,16 @@ def test_admission_and_status() -> None:
         {"flavors": {}}]},
         "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "R",
                         "message": "m", "lastTransitionTime": "2024-01-01T00:00:01Z"},
-                       {"type": "Admitted"}, "junk"],
+                       {"type": "Admitted"}, {"status": "False"}, "junk"],
         "reclaimablePods": [{"name": "main", "count": 1}, {"name": "x"}]}
     # a non-mapping condition is refused when typed (see below); check the rest first.
-    ok = {**status, "conditions": status["conditions"][:2]}
+    ok = {**status, "conditions": status["conditions"][:3]}
     w = workload(status=ok)
     assert w.admission_cq == "cq"
     assert w.assignments == (o.PodSetAssignment("main", {"cpu": "f"}, {"cpu": 2000}, 2),
                              o.PodSetAssignment("main", {}, None, None))
     assert w.conditions == (o.Condition("QuotaReserved", "True", "R", "m", 1704067201.0),
-                            o.Condition("Admitted", ""))
+                            o.Condition("Admitted", ""), o.Condition("", "False"))
     assert w.raw_conditions == tuple(ok["conditions"])
     assert w.reclaimable == {"main": 1, "x": 0}
     assert w.has_quota_reservation
@@ -796,6 +821,10 @@ def test_admission_and_status() -> None:
      "flavors must be a mapping, got int"),
     ({"admission": {"clusterQueue": "cq", "podSetAssignments": [{"count": "1"}]}},
      "podSetAssignments[0].count '1' is not an integer"),
+    ({"admission": {"clusterQueue": "cq", "podSetAssignments": [
+        {}, {"resourceUsage": {"cpu": "x"}}]}},
+     "podSetAssignments[1].resourceUsage.cpu: quantity 'x' is not a valid Kubernetes "
+     "quantity"),
     ({"conditions": 1}, "status.conditions must be a list, got int"),
     ({"reclaimablePods": 1}, "status.reclaimablePods must be a list, got int"),
     ({"reclaimablePods": [1]}, "reclaimablePods[] must be a mapping, got int"),
