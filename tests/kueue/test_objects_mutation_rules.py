@@ -172,11 +172,12 @@ def test_resource_flavor_reads_labels_taints_and_tolerations() -> None:
         "nodeTaints": [{"key": "k", "value": "v", "effect": "NoSchedule"},
                        {"key": "k2", "effect": "NoExecute"}],
         "tolerations": [{"key": "t", "operator": "Exists", "effect": "PreferNoSchedule"},
-                        {"key": "u", "value": "w"}]}))
+                        {"key": "u", "value": "w"}, {"operator": "Exists"}]}))
     assert rf == o.ResourceFlavor(
         "rf", {"zone": "a", "n": "1"},
         (Taint("k", "v", "NoSchedule"), Taint("k2", "", "NoExecute")),
-        (Toleration("t", "Exists", "", "PreferNoSchedule"), Toleration("u", "Equal", "w", "")))
+        (Toleration("t", "Exists", "", "PreferNoSchedule"), Toleration("u", "Equal", "w", ""),
+         Toleration("", "Exists", "", "")))  # an empty key with Exists tolerates every taint
 
 
 def test_resource_flavor_without_spec_is_empty() -> None:
@@ -728,6 +729,12 @@ def test_requests_above_limits_are_resource_errors() -> None:
     ({"podSets": [pod_set(containers=[container(requests={"cpu": "x"})])]},
      "spec.podSets[0].template.spec.containers[0].resources.requests.cpu: quantity 'x' is "
      "not a valid Kubernetes quantity"),
+    ({"podSets": [pod_set(initContainers=[container(limits={"memory": "y"})])]},
+     "spec.podSets[0].template.spec.initContainers[0].resources.limits.memory: quantity 'y' "
+     "is not a valid Kubernetes quantity"),
+    ({"podSets": [pod_set(overhead={"cpu": "z"})]},
+     "spec.podSets[0].template.spec.overhead.cpu: quantity 'z' is not a valid Kubernetes "
+     "quantity"),
     ({"podSets": [pod_set()], "priority": 2147483648},
      "spec.priority 2147483648 does not fit in a 32-bit integer"),
     ({"podSets": [pod_set()], "priority": "1"}, "spec.priority '1' is not an integer"),
@@ -837,6 +844,23 @@ def test_status_errors(status: Any, want: str) -> None:
     assert _workload_error(None, status=status) == want
 
 
+def test_workload_spec_must_be_a_mapping() -> None:
+    assert _workload_error([1]) == "spec must be a mapping, got list"
+    err = pytest.raises(InputError, workload, [1]).value
+    assert str(err) == "f.yaml, document 1: Workload team/w: spec must be a mapping, got list"
+
+
+def test_spec_must_be_a_mapping() -> None:
+    assert cq_error([1]) == "spec must be a mapping, got list"  # type: ignore[arg-type]
+    err = pytest.raises(InputError, o.parse_resource_flavor,
+                        raw("ResourceFlavor", "rf", spec="x")).value
+    assert str(err) == "f.yaml, document 1: ResourceFlavor rf: spec must be a mapping, got str"
+    err = pytest.raises(InputError, o.parse_cohort, raw("Cohort", "c", spec="x"), NOW).value
+    assert str(err) == "f.yaml, document 1: Cohort c: spec must be a mapping, got str"
+    err = pytest.raises(InputError, cq, {"queueingStrategy": "x"}).value
+    assert str(err).startswith("f.yaml, document 1: ClusterQueue q: queueingStrategy 'x'")
+
+
 def test_workload_metadata_errors() -> None:
     assert _workload_error(None, labels=1) == "metadata.labels must be a mapping, got int"
     assert _workload_error(None, api="kueue.x-k8s.io/v9").startswith(
@@ -856,3 +880,24 @@ def test_has_quota_reservation() -> None:
     w = workload(status={"conditions": [{"type": "Evicted", "status": "True"}]})
     assert w.is_true("Evicted") and not w.is_true("Admitted")
     assert w.condition("Admitted") is None
+
+
+def test_input_errors_from_the_priority_resolver_are_located() -> None:
+    """An InputError raised while resolving a priority (the simulator resolves pod
+    PriorityClasses with the cluster's admission) is completed with the Workload's file,
+    kind and name; details it already carries are kept."""
+    def unknown(name: str, source: str) -> int:
+        raise InputError(f"no PriorityClass with name {name} was found")
+
+    def located(name: str, source: str) -> int:
+        raise InputError("bad class", Source("pc.yaml", 2), "PriorityClass", name)
+
+    spec = {"podSets": [pod_set()], "priorityClassName": "pc",
+            "priorityClassSource": o.PC_SOURCE}
+    body = {"apiVersion": B1, "metadata": {"name": "w", "namespace": "t"}, "spec": spec}
+    err = pytest.raises(InputError, o.parse_workload, RawObject("Workload", body, SRC),
+                        unknown, NOW).value
+    assert str(err) == "f.yaml, document 1: Workload t/w: no PriorityClass with name pc was found"
+    err = pytest.raises(InputError, o.parse_workload, RawObject("Workload", body, SRC),
+                        located, NOW).value
+    assert str(err) == "pc.yaml, document 3: PriorityClass pc: bad class"
