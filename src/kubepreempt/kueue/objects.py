@@ -358,7 +358,9 @@ def parse_cluster_queue(obj: RawObject, semantics: Semantics = SEMANTICS[V0_7]) 
         fung = _map(spec.get("flavorFungibility"), "spec.flavorFungibility")
         weight = _fair_weight(_map(spec.get("fairSharing"), "spec.fairSharing"),
                               "spec.fairSharing")
-        stop = spec.get("stopPolicy") or "None"
+        # The CRD enum (v0.7 and current): None, Hold or HoldAndDrain.
+        stop = _choice(spec.get("stopPolicy"), {"None", "Hold", "HoldAndDrain"}, "None",
+                       "stopPolicy")
         cohort = str(spec.get("cohortName" if version == "v1beta2" else "cohort") or "")
         groups = _resource_groups(spec.get("resourceGroups"))
         if semantics.validate_limits:
@@ -734,15 +736,20 @@ def _priority_class(spec: Mapping[str, Any], version: str) -> tuple[str, str]:
     if version != "v1beta2":
         return str(spec.get("priorityClassName") or ""), str(spec.get("priorityClassSource")
                                                              or "")
-    ref = _map(spec.get("priorityClassRef"), "spec.priorityClassRef")
-    if not ref:
+    if spec.get("priorityClassRef") is None:
         return "", ""
+    ref = _map(spec.get("priorityClassRef"), "spec.priorityClassRef")
     group, kind = ref.get("group"), ref.get("kind")
     if (group, kind) == (GROUP, "WorkloadPriorityClass"):
-        return str(ref.get("name") or ""), WPC_SOURCE
-    if (group, kind) == ("scheduling.k8s.io", "PriorityClass"):
-        return str(ref.get("name") or ""), PC_SOURCE
-    raise ValueError(f"spec.priorityClassRef: unknown group/kind {group}/{kind}")
+        source = WPC_SOURCE
+    elif (group, kind) == ("scheduling.k8s.io", "PriorityClass"):
+        source = PC_SOURCE
+    else:
+        raise ValueError(f"spec.priorityClassRef: unknown group/kind {group}/{kind}")
+    # PriorityClassRef.name: +required, MinLength=1 (the apiserver refuses a ref without).
+    if not ref.get("name"):
+        raise ValueError("spec.priorityClassRef.name: Required value")
+    return str(ref["name"]), source
 
 
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
