@@ -1,0 +1,68 @@
+"""The Workload of a queued Job or JobSet at its edges (upstream ``pkg/controller/jobs``
+and ``jobframework.ExtractPriority``, main ff69552e): which objects are queued jobs, the
+pod-template priority class, the derived name, and errors naming the job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from builders.kueue import CURRENT, docs
+
+from kubepreempt.api.errors import InputError, Source
+from kubepreempt.kueue.admission import load_inputs
+from kubepreempt.kueue.jobs import is_queued_job, job_parallelism, job_workload_body, workload_name
+from kubepreempt.manifests import RawObject
+
+QUEUED = {"kueue.x-k8s.io/queue-name": "q"}
+
+
+def _template(priority_class: str = "") -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": {
+        "cpu": "1"}}}]}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"spec": spec}
+
+
+def _job(spec: dict[str, Any], kind: str = "Job") -> RawObject:
+    body = {"apiVersion": "batch/v1", "kind": kind,
+            "metadata": {"name": "train", "namespace": "ns", "labels": dict(QUEUED)},
+            "spec": spec}
+    return RawObject(kind, body, Source("jobs.yaml", 0))
+
+
+def test_only_jobs_and_jobsets_are_queued_jobs() -> None:
+    """The queue-name label on another kind (here a Deployment) does not make it a job
+    of Kueue's Job or JobSet integration."""
+    assert is_queued_job(_job({"template": _template()}))
+    assert not is_queued_job(_job({"template": _template()}, kind="Deployment"))
+
+
+def test_a_bad_parallelism_is_an_error_naming_the_field_and_the_job() -> None:
+    with pytest.raises(InputError) as err:
+        job_parallelism(_job({"parallelism": -1, "template": _template()}))
+    assert str(err.value) == ("jobs.yaml, document 1: Job ns/train: spec.parallelism -1 is "
+                              "not a non-negative integer")
+
+
+def test_the_pod_template_priority_class_names_the_workload_priority() -> None:
+    """Without the priority-class label, ``ExtractPriority`` takes the first pod set whose
+    template names a ``priorityClassName`` (``extractPriorityFromPodSets``): here the
+    JobSet's second replicated job; the Workload refers to it as a PriorityClass."""
+    rjobs = [{"name": "a", "template": {"spec": {"template": _template()}}},
+             {"name": "b", "template": {"spec": {"template": _template("pc-high")}}}]
+    body = job_workload_body(_job({"replicatedJobs": rjobs}, kind="JobSet"))
+    assert (body["spec"]["priorityClassName"], body["spec"]["priorityClassSource"]) == (
+        "pc-high", "scheduling.k8s.io/priorityclass")
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+          "metadata": {"name": "pc-high"}, "value": 30}
+    job = _job({"parallelism": 1, "template": _template("pc-high")}).body
+    inp = load_inputs(docs([pc, job]), version=CURRENT)
+    assert inp.workloads["ns/job-train"].priority == 30
+
+
+def test_the_workload_of_a_job_is_named_after_it() -> None:
+    """``job-NAME`` by default (upstream: the lower-case kind, the name and a hash)."""
+    assert workload_name("train") == "job-train"
+    assert workload_name("train", "JobSet") == "jobset-train"
