@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders.kueue import CURRENT, docs
+from builders.kueue import CURRENT, NOW, cq, docs, flavor, lq, wl
 
 from kubepreempt.api.errors import InputError, Source
-from kubepreempt.kueue.admission import load_inputs
+from kubepreempt.kueue.admission import decide, load_inputs
 from kubepreempt.kueue.jobs import is_queued_job, job_parallelism, job_workload_body, workload_name
 from kubepreempt.manifests import RawObject
 
@@ -66,3 +66,31 @@ def test_the_workload_of_a_job_is_named_after_it() -> None:
     """``job-NAME`` by default (upstream: the lower-case kind, the name and a hash)."""
     assert workload_name("train") == "job-train"
     assert workload_name("train", "JobSet") == "jobset-train"
+
+
+@pytest.mark.parametrize("replicated", [[], None])
+def test_a_jobset_without_replicated_jobs_is_an_error(replicated: list | None) -> None:
+    spec = {} if replicated is None else {"replicatedJobs": replicated}
+    with pytest.raises(InputError) as err:
+        job_workload_body(_job(spec, kind="JobSet"))
+    assert str(err.value) == ("jobs.yaml, document 1: JobSet ns/train: spec.replicatedJobs "
+                              "must list at least one replicated job")
+
+
+def test_a_job_preemptor_is_named_by_its_workload_and_its_job() -> None:
+    """The victims' Preempted condition names the preemptor as upstream's
+    ``preemptionMessage`` does, ``(UID: <Workload UID>, JobUID: <job-uid label>)``: the
+    derived Workload's UID is its name (``job-train``) and its job UID the Job's."""
+    job = _job({"parallelism": 2, "template": _template()}).body
+    job["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = "high"
+    wpc = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "WorkloadPriorityClass",
+           "metadata": {"name": "high"}, "value": 100}
+    objs = [flavor("default"), cq("q", [("default", {"cpu": "2"})], within="LowerPriority"),
+            lq("q", "q", namespace="ns"), wpc,
+            wl("low", {"cpu": "2"}, priority=0, admitted="q", namespace="ns"), job]
+    d = decide(load_inputs(docs(objs), version=CURRENT), "ns/train", NOW)
+    assert d.victims == ["ns/low"]
+    [preempted] = [c for c in d.victim_status()["ns/low"]["conditions"]
+                   if c["type"] == "Preempted"]
+    assert preempted["message"].startswith(
+        "Preempted to accommodate a workload (UID: job-train, JobUID: train) due to ")
