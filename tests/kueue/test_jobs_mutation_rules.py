@@ -94,3 +94,54 @@ def test_a_job_preemptor_is_named_by_its_workload_and_its_job() -> None:
                    if c["type"] == "Preempted"]
     assert preempted["message"].startswith(
         "Preempted to accommodate a workload (UID: job-train, JobUID: train) due to ")
+
+
+def _rj(name: str | None = "w", replicas: Any = 1, **job_spec: Any) -> dict[str, Any]:
+    rj: dict[str, Any] = {"replicas": replicas,
+                          "template": {"spec": {"template": _template(), **job_spec}}}
+    if name is not None:
+        rj["name"] = name
+    return rj
+
+
+@pytest.mark.parametrize(("replicated", "why"), [
+    ([_rj(), _rj(None)], "spec.replicatedJobs[1].name is required"),
+    (["w"], "spec.replicatedJobs[0].name is required"),
+    ([_rj(replicas=-1)], "spec.replicatedJobs[0].replicas -1 is not a non-negative integer"),
+    ([_rj(completions="2")], "spec.replicatedJobs[0].template.spec.completions '2' is not a "
+                             "non-negative integer"),
+    ([_rj(parallelism=True)], "spec.replicatedJobs[0].template.spec.parallelism True is not "
+                              "a non-negative integer"),
+])
+def test_a_bad_replicated_job_is_an_error_naming_its_field(replicated: list, why: str) -> None:
+    with pytest.raises(InputError) as err:
+        job_workload_body(_job({"replicatedJobs": replicated}, kind="JobSet"))
+    assert str(err.value) == f"jobs.yaml, document 1: JobSet ns/train: {why}"
+
+
+@pytest.mark.parametrize(("spec", "count"), [
+    ({}, 1),                                   # parallelism defaults to 1
+    ({"parallelism": 0}, 0),
+    ({"parallelism": 3, "completions": 0}, 0),
+    ({"parallelism": 3, "completions": 3}, 3),
+    ({"parallelism": 3, "completions": 5}, 3),
+    ({"parallelism": 3, "completions": 2}, 2),
+])
+def test_a_jobs_pod_count_is_parallelism_capped_by_completions(spec: dict, count: int) -> None:
+    """``podsCount()``: parallelism (defaulted to 1), replaced by completions only when
+    completions is set and smaller."""
+    assert job_parallelism(_job({**spec, "template": _template()})) == count
+
+
+@pytest.mark.parametrize(("replicas", "spec", "count"), [
+    (0, {"parallelism": 2}, 0),
+    (2, {}, 2),
+    (3, {"parallelism": 2, "completions": 1}, 3),
+])
+def test_a_replicated_jobs_pods_are_replicas_times_pods_per_replica(
+        replicas: int, spec: dict, count: int) -> None:
+    """JobSet ``PodSets()``: ``replicas`` x ``PodsCountPerReplica`` (parallelism, default
+    1, capped by completions)."""
+    body = job_workload_body(_job({"replicatedJobs": [_rj("w", replicas, **spec)]},
+                                  kind="JobSet"))
+    assert [(ps["name"], ps["count"]) for ps in body["spec"]["podSets"]] == [("w", count)]
