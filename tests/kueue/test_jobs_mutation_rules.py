@@ -145,3 +145,11 @@ def test_a_replicated_jobs_pods_are_replicas_times_pods_per_replica(
     body = job_workload_body(_job({"replicatedJobs": [_rj("w", replicas, **spec)]},
                                   kind="JobSet"))
     assert [(ps["name"], ps["count"]) for ps in body["spec"]["podSets"]] == [("w", count)]
+
+
+def test_a_replicated_job_without_replicas_runs_once() -> None:
+    """``replicas`` defaults to 1 (the JobSet CRD's ``+kubebuilder:default=1``)."""
+    rj = _rj("w", parallelism=2)
+    del rj["replicas"]
+    body = job_workload_body(_job({"replicatedJobs": [rj]}, kind="JobSet"))
+    assert body["spec"]["podSets"][0]["count"] == 2
