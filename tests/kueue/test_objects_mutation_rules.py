@@ -59,3 +59,36 @@ def test_a_bad_priority_class_ref_is_an_error(ref: Any, why: str) -> None:
     with pytest.raises(InputError) as err:
         _load(ref)
     assert str(err.value) == f"test.yaml, document 3: Workload default/w: {why}"
+
+
+def _cq(api: str, **spec: Any) -> dict[str, Any]:
+    groups = [{"coveredResources": ["cpu"], "flavors": [
+        {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "1"}]}]}]
+    return {"apiVersion": api, "kind": "ClusterQueue", "metadata": {"name": "c"},
+            "spec": {"resourceGroups": groups, **spec}}
+
+
+V1B2, V1B1 = "kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"
+
+
+@pytest.mark.parametrize(("version", "obj", "why"), [
+    # fairSharing.weight is a quantity, never negative
+    (CURRENT, _cq(V1B2, fairSharing={"weight": "-1"}),
+     "spec.fairSharing.weight must not be negative"),
+    (CURRENT, _cq(V1B2, fairSharing={"weight": "abc"}),
+     "spec.fairSharing.weight: quantity 'abc' is not a valid Kubernetes quantity"),
+    # flavorFungibility: v1beta2 spells the stop policy MayStopSearch, v1beta1 Borrow
+    (CURRENT, _cq(V1B2, flavorFungibility={"whenCanBorrow": "Borrow"}),
+     "whenCanBorrow 'Borrow' is not one of ['MayStopSearch', 'TryNextFlavor']"),
+    ("v0.7", _cq(V1B1, flavorFungibility={"whenCanBorrow": "MayStopSearch"}),
+     "whenCanBorrow 'MayStopSearch' is not one of ['Borrow', 'TryNextFlavor']"),
+    # a version the release does not serve, with the ones it does
+    (CURRENT, _cq("kueue.x-k8s.io/v1alpha2"),
+     "apiVersion kueue.x-k8s.io/v1alpha2 is not served by Kueue 0.20 (served: "
+     "kueue.x-k8s.io/v1beta1, kueue.x-k8s.io/v1beta2, kueue.x-k8s.io/v1alpha1)"),
+])
+def test_a_bad_cluster_queue_is_an_error_naming_the_field(version: str, obj: dict[str, Any],
+                                                          why: str) -> None:
+    with pytest.raises(InputError) as err:
+        load_inputs(docs([obj]), version=version)
+    assert str(err.value) == f"test.yaml, document 1: ClusterQueue c: {why}"
