@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from builders.kueue import CURRENT, docs
 
-from kubepreempt.api.errors import InputError
+from kubepreempt.api.errors import InputError, Source
 from kubepreempt.kueue.admission import load_inputs
+from kubepreempt.kueue.objects import parse_local_queue, parse_workload_priority_class
+from kubepreempt.manifests import RawObject
 
 
 def _workload(ref: Any = None) -> dict[str, Any]:
@@ -92,3 +94,73 @@ def test_a_bad_cluster_queue_is_an_error_naming_the_field(version: str, obj: dic
     with pytest.raises(InputError) as err:
         load_inputs(docs([obj]), version=version)
     assert str(err.value) == f"test.yaml, document 1: ClusterQueue c: {why}"
+
+
+def _wl_priority(priority: Any) -> dict[str, Any]:
+    body = _workload()
+    body["spec"]["priority"] = priority
+    return body
+
+
+@pytest.mark.parametrize(("obj", "why"), [
+    # quotas are non-negative quantities
+    (_cq(V1B2) | {"spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+        {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "-1"}]}]}]}},
+     "ClusterQueue c: spec.resourceGroups[0].flavors[0].cpu.nominalQuota: negative "
+     "quantity '-1'"),
+    (_cq(V1B2) | {"spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+        {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "abc"}]}]}]}},
+     "ClusterQueue c: spec.resourceGroups[0].flavors[0].cpu.nominalQuota: quantity 'abc' "
+     "is not a valid Kubernetes quantity"),
+    (_cq(V1B2, namespaceSelector={"matchExpressions": [{"key": "a", "operator": "Bogus"}]}),
+     "ClusterQueue c: spec.namespaceSelector: selector operator 'Bogus' is not one of "
+     "['DoesNotExist', 'Exists', 'In', 'NotIn']"),
+    # spec.priority is an int32
+    (_wl_priority(2147483648),
+     "Workload default/w: spec.priority 2147483648 does not fit in a 32-bit integer"),
+    (_wl_priority(-2147483649),
+     "Workload default/w: spec.priority -2147483649 does not fit in a 32-bit integer"),
+    (_wl_priority("x" * 50),
+     f"Workload default/w: spec.priority {'x' * 40!r} is not an integer"),
+])
+def test_a_bad_field_is_an_error_naming_it(obj: dict[str, Any], why: str) -> None:
+    with pytest.raises(InputError) as err:
+        load_inputs(docs([obj]), version=CURRENT)
+    assert str(err.value) == f"test.yaml, document 1: {why}"
+
+
+@pytest.mark.parametrize("priority", [2147483647, -2147483648])
+def test_the_int32_bounds_are_valid_priorities(priority: int) -> None:
+    w = load_inputs(docs([_wl_priority(priority)]), version=CURRENT).workloads["default/w"]
+    assert w.priority == priority
+
+
+def test_an_empty_queueing_strategy_is_the_default() -> None:
+    """``queueingStrategy`` defaults to BestEffortFIFO (the CRD default)."""
+    inp = load_inputs(docs([_cq(V1B2, queueingStrategy="")]), version=CURRENT)
+    assert inp.cluster_queues["c"].queueing_strategy == "BestEffortFIFO"
+    assert inp.cluster_queues["c"].quota("f", "cpu").nominal == 1000
+    assert inp.cluster_queues["c"].quota("g", "cpu") is None
+
+
+def test_parsers_name_the_kind_of_an_object_without_a_name_or_a_bad_spec() -> None:
+    src = Source("q.yaml", 0)
+    with pytest.raises(InputError) as err:
+        parse_local_queue(RawObject("LocalQueue", {"metadata": {}}, src))
+    assert str(err.value) == "q.yaml, document 1: LocalQueue: object has no metadata.name"
+    with pytest.raises(InputError) as err:
+        parse_local_queue(RawObject("LocalQueue", {"metadata": {"name": "l"}, "spec": "x"},
+                                    src))
+    assert str(err.value) == "q.yaml, document 1: LocalQueue l: spec must be a mapping, got str"
+    with pytest.raises(InputError) as err:
+        parse_workload_priority_class(RawObject("WorkloadPriorityClass", {
+            "metadata": {"name": "p"}, "value": "x"}, src))
+    assert str(err.value) == ("q.yaml, document 1: WorkloadPriorityClass p: value 'x' is not "
+                              "an integer")
+
+
+def test_a_local_queue_without_a_namespace_is_in_default() -> None:
+    lq = parse_local_queue(RawObject("LocalQueue", {"metadata": {"name": "l"},
+                                                    "spec": {"clusterQueue": "c"}},
+                                     Source("q.yaml", 0)))
+    assert (lq.namespace, lq.name, lq.cluster_queue) == ("default", "l", "c")
