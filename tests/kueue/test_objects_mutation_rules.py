@@ -12,7 +12,12 @@ from builders.kueue import CURRENT, docs
 
 from kubepreempt.api.errors import InputError, Source
 from kubepreempt.kueue.admission import load_inputs
-from kubepreempt.kueue.objects import parse_local_queue, parse_workload_priority_class
+from kubepreempt.kueue.objects import (
+    parse_local_queue,
+    parse_workload,
+    parse_workload_priority_class,
+)
+from kubepreempt.kueue.semantics import semantics_for
 from kubepreempt.manifests import RawObject
 
 
@@ -164,3 +169,22 @@ def test_a_local_queue_without_a_namespace_is_in_default() -> None:
                                                     "spec": {"clusterQueue": "c"}},
                                      Source("q.yaml", 0)))
     assert (lq.namespace, lq.name, lq.cluster_queue) == ("default", "l", "c")
+
+
+@pytest.mark.parametrize(("spec", "why"), [
+    # an InputError from inside (a quantity) gets the object's place
+    ({"podSets": [{"name": "main", "count": 1, "template": {"spec": {"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": "abc"}}}]}}}]},
+     "spec.podSets[0].template.spec.containers[0].resources.requests.cpu: quantity 'abc' "
+     "is not a valid Kubernetes quantity"),
+    # and so does a plain validation error
+    ({"podSets": "x"}, "spec.podSets must be a list, got str"),
+])
+def test_a_workload_parsed_directly_is_an_error_naming_it(spec: dict, why: str) -> None:
+    """The simulator parses Workloads directly (no loader around it): the error still
+    says where the object is."""
+    body = {"metadata": {"name": "w", "namespace": "ns"}, "spec": spec}
+    with pytest.raises(InputError) as err:
+        parse_workload(RawObject("Workload", body, Source("w.yaml", 2)), lambda n, s: 0,
+                       semantics_for(CURRENT))
+    assert str(err.value) == f"w.yaml, document 3: Workload ns/w: {why}"
