@@ -188,3 +188,21 @@ def test_a_workload_parsed_directly_is_an_error_naming_it(spec: dict, why: str) 
         parse_workload(RawObject("Workload", body, Source("w.yaml", 2)), lambda n, s: 0,
                        semantics_for(CURRENT))
     assert str(err.value) == f"w.yaml, document 3: Workload ns/w: {why}"
+
+
+def test_an_input_error_of_the_priority_resolver_gets_the_workloads_place() -> None:
+    """The simulator's resolver raises InputError for an unknown PriorityClass; the error
+    is completed with the Workload's file, kind and name."""
+    def resolve(name: str, source: str) -> int:
+        raise InputError(f"priority class {name} not found")
+
+    body = {"metadata": {"name": "w", "namespace": "ns"}, "spec": {
+        "priorityClassRef": {"group": "scheduling.k8s.io", "kind": "PriorityClass",
+                             "name": "gone"},
+        "podSets": [{"name": "main", "count": 1, "template": {"spec": {"containers": [
+            {"name": "c"}]}}}]}}
+    body["apiVersion"] = "kueue.x-k8s.io/v1beta2"
+    with pytest.raises(InputError) as err:
+        parse_workload(RawObject("Workload", body, Source("w.yaml", 0)), resolve,
+                       semantics_for(CURRENT))
+    assert str(err.value) == "w.yaml, document 1: Workload ns/w: priority class gone not found"
