@@ -1,0 +1,41 @@
+"""The ClusterQueue heap order's queue-order time (upstream ``pkg/cache/queue``'s
+``baseCompareFunc`` over ``Ordering.GetQueueOrderTimestamp``, main ff69552e): a workload
+evicted by an AdmissionCheck queues from its eviction time in current Kueue, from its
+creation in v0.7."""
+
+from __future__ import annotations
+
+from builders.kueue import BASE, CURRENT, inputs, iso, wl
+
+from kubepreempt.kueue.objects import Workload
+from kubepreempt.kueue.queue_manager import QueueManager
+
+
+def _heads_in_order(admission_check_evictions: bool) -> list[str]:
+    """``evicted`` (created first, evicted by an AdmissionCheck at +100 s) and ``newer``
+    (created at +50 s), same priority, popped one by one from one ClusterQueue."""
+    evicted = wl("evicted", created=BASE, conditions=[
+        {"type": "Evicted", "status": "True", "reason": "AdmissionCheck", "message": "",
+         "lastTransitionTime": iso(BASE + 100)}])
+    newer = wl("newer", created=BASE + 50)
+    ws = {w.name: w for w in inputs([evicted, newer], CURRENT).workloads.values()}
+    qm: QueueManager[Workload] = QueueManager({"a": "BestEffortFIFO"}, lambda q: q,
+                                              admission_check_evictions)
+    for name in ("evicted", "newer"):
+        qm.push("a", ws[name], ws[name])
+    out = []
+    while qm.has_pending():
+        out += [w.name for w in qm.heads(lambda _: True)]
+    return out
+
+
+def test_an_admission_check_eviction_resets_the_queue_order_time() -> None:
+    """Current ``GetQueueOrderTimestamp``: ``IsEvictedByAdmissionCheck`` gives the
+    Evicted condition's time (+100 s), so the workload created at +50 s goes first."""
+    assert _heads_in_order(True) == ["newer", "evicted"]
+
+
+def test_without_the_switch_the_creation_time_orders() -> None:
+    """Kueue v0.7 used the eviction time only after a PodsReady timeout: the older
+    creation time puts the evicted workload first."""
+    assert _heads_in_order(False) == ["evicted", "newer"]
