@@ -40,12 +40,14 @@ class QueueManager(Generic[T]):
     workload), one pair per ClusterQueue."""
 
     def __init__(self, strategies: dict[str, str], root_of: Callable[[str], str],
-                 admission_check_evictions: bool) -> None:
+                 admission_check_evictions: bool, uid_tie_break: bool = False) -> None:
         """``strategies``: ClusterQueue -> queueing strategy; ``root_of``: the root of
-        a ClusterQueue's cohort tree (itself without a cohort)."""
+        a ClusterQueue's cohort tree (itself without a cohort); ``uid_tie_break``: ties
+        of priority and time go by UID (``Semantics.uid_queue_tie_break``)."""
         self.strategies = strategies
         self.root_of = root_of
         self.ace = admission_check_evictions
+        self.uid_tie_break = uid_tie_break
         self.heaps: dict[str, list[tuple]] = {name: [] for name in strategies}
         self.inadmissible: dict[str, dict[str, T]] = {name: {} for name in strategies}
         self.waiting: dict[str, set[str]] = {}  # cohort root -> queues with inadmissible
@@ -60,9 +62,11 @@ class QueueManager(Generic[T]):
         return any(self.heaps.values())
 
     def order(self, wl: Workload, cluster_queue: str) -> tuple:
-        """The heap order: higher priority, then older queue-order time, then name."""
+        """The heap order: higher priority, then older queue-order time, then UID
+        (without the switch, or between Workloads without one: namespace/name)."""
         ts = queue_order_time(WorkloadInfo(wl, cluster_queue, []), self.ace)
-        return (-wl.priority, ts, wl.key)
+        tie = wl.uid if self.uid_tie_break else ""
+        return (-wl.priority, ts, tie, wl.key)
 
     def push(self, cluster_queue: str, wl: Workload, item: T) -> None:
         """Add ``item`` (workload ``wl``) to its ClusterQueue's heap."""

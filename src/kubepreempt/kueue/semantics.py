@@ -102,6 +102,10 @@ class Semantics:
     # is a partial admission and keeps the admitted usage. v0.7 rescaled whenever the
     # counts differed, charging a partially admitted workload for its whole spec.
     partial_admission_keeps_usage: bool
+    # A ClusterQueue's heap breaks a tie of priority and queue-order time by the
+    # Workloads' UIDs (``baseCompareFunc``, #9101, v0.19); v0.7's ``less`` had no tie-break
+    # (kubepreempt keeps the namespace/name order there).
+    uid_queue_tie_break: bool
 
 
 SEMANTICS: dict[str, Semantics] = {
@@ -115,7 +119,8 @@ SEMANTICS: dict[str, Semantics] = {
                     flavor_preemption_oracle=False, skip_zero_undeclared=False,
                     fair_sharing_prioritize_non_borrowing=False,
                     reserve_unreclaimable_preempt=False, flavor_tolerations=False,
-                    fungibility_preference=False, partial_admission_keeps_usage=False),
+                    fungibility_preference=False, partial_admission_keeps_usage=False,
+                    uid_queue_tie_break=False),
     CURRENT: Semantics(CURRENT, admission_check_eviction_orders=True,
                        lending_limit_default=True, hierarchical_cohorts=True,
                        api_versions=("v1beta1", "v1beta2", "v1alpha1"),
@@ -127,7 +132,8 @@ SEMANTICS: dict[str, Semantics] = {
                        flavor_preemption_oracle=True, skip_zero_undeclared=True,
                        fair_sharing_prioritize_non_borrowing=True,
                        reserve_unreclaimable_preempt=True, flavor_tolerations=True,
-                       fungibility_preference=True, partial_admission_keeps_usage=True),
+                       fungibility_preference=True, partial_admission_keeps_usage=True,
+                       uid_queue_tie_break=True),
 }
 
 

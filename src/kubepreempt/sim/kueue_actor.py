@@ -195,7 +195,8 @@ class KueueActor(Actor):
         self._shared_pod_sets: dict[tuple[str, int], tuple[JobPodSet, ...]] = {}
         self.queues: QueueManager[SimWorkload] = QueueManager(
             {name: cq.queueing_strategy for name, cq in self.inputs.cluster_queues.items()},
-            self._root, self.sem.admission_check_eviction_orders)
+            self._root, self.sem.admission_check_eviction_orders,
+            self.sem.uid_queue_tie_break)
         self.to_release: list[SimWorkload] = []
         self.tree_version: dict[str, int] = {}
         self.backoff = 0.0
