@@ -12,8 +12,9 @@ from typing import Any
 from kubepreempt.api.errors import Source
 from kubepreempt.kueue.admission import Decision, KueueInputs, decide, load_inputs
 from kubepreempt.kueue.flavors import Assignment, FlavorAssignment, Mode, PodSetAssignment
-from kubepreempt.kueue.objects import KueueConfig
+from kubepreempt.kueue.objects import KueueConfig, Workload
 from kubepreempt.kueue.preemption import Trace, get_targets
+from kubepreempt.kueue.queue_manager import QueueManager
 from kubepreempt.kueue.quota import Snapshot, workload_info
 from kubepreempt.kueue.semantics import CURRENT, V0_7
 from kubepreempt.manifests import Documents, RawObject
@@ -197,3 +198,19 @@ def cpu(flv: str = "default", mode: Mode = Mode.PREEMPT) -> dict[str, dict[str, 
 
 __all__ = ["CURRENT", "V07", "KueueConfig", "Mode", "config", "cpu", "cq", "flavor", "inputs",
            "lq", "pod_set", "preempt", "run", "wl"]
+
+
+def popped_in_order(docs: list[dict[str, Any]], admission_check_evictions: bool = True,
+                    uid_tie_break: bool = False) -> list[str]:
+    """The Workloads ``docs`` pushed, in that order, onto one BestEffortFIFO
+    ClusterQueue's heap and popped one head at a time: their names in pop order."""
+    by_name = {w.name: w for w in inputs(docs, CURRENT).workloads.values()}
+    qm: QueueManager[Workload] = QueueManager({"q": "BestEffortFIFO"}, lambda q: q,
+                                              admission_check_evictions, uid_tie_break)
+    for doc in docs:
+        w = by_name[doc["metadata"]["name"]]
+        qm.push("q", w, w)
+    out: list[str] = []
+    while qm.has_pending():
+        out += [w.name for w in qm.heads(lambda _: True)]
+    return out

@@ -5,10 +5,7 @@ creation in v0.7."""
 
 from __future__ import annotations
 
-from builders.kueue import BASE, CURRENT, inputs, iso, wl
-
-from kubepreempt.kueue.objects import Workload
-from kubepreempt.kueue.queue_manager import QueueManager
+from builders.kueue import BASE, iso, popped_in_order, wl
 
 
 def _heads_in_order(admission_check_evictions: bool) -> list[str]:
@@ -18,15 +15,7 @@ def _heads_in_order(admission_check_evictions: bool) -> list[str]:
         {"type": "Evicted", "status": "True", "reason": "AdmissionCheck", "message": "",
          "lastTransitionTime": iso(BASE + 100)}])
     newer = wl("newer", created=BASE + 50)
-    ws = {w.name: w for w in inputs([evicted, newer], CURRENT).workloads.values()}
-    qm: QueueManager[Workload] = QueueManager({"a": "BestEffortFIFO"}, lambda q: q,
-                                              admission_check_evictions)
-    for name in ("evicted", "newer"):
-        qm.push("a", ws[name], ws[name])
-    out = []
-    while qm.has_pending():
-        out += [w.name for w in qm.heads(lambda _: True)]
-    return out
+    return popped_in_order([evicted, newer], admission_check_evictions)
 
 
 def test_an_admission_check_eviction_resets_the_queue_order_time() -> None:

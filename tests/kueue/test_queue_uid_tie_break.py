@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builders.kueue import BASE, CURRENT, inputs, wl
+from builders.kueue import BASE, CURRENT, inputs, popped_in_order, wl
 
 import kubepreempt.sim.kueue_actor as kueue_actor
 from kubepreempt.kueue.objects import Workload
@@ -28,15 +28,7 @@ def _popped(uid_tie_break: bool) -> list[str]:
     sort the other way round from their names; popped one head at a time."""
     docs = [wl("a", created=BASE, uid="ccc"), wl("b", created=BASE, uid="bbb"),
             wl("c", created=BASE, uid="aaa")]
-    ws = {w.name: w for w in inputs(docs, CURRENT).workloads.values()}
-    qm: QueueManager[Workload] = QueueManager({"q": "BestEffortFIFO"}, lambda q: q, True,
-                                              uid_tie_break)
-    for name in ("a", "b", "c"):
-        qm.push("q", ws[name], ws[name])
-    out = []
-    while qm.has_pending():
-        out += [w.name for w in qm.heads(lambda _: True)]
-    return out
+    return popped_in_order(docs, uid_tie_break=uid_tie_break)
 
 
 def test_current_kueue_pops_equal_workloads_by_uid() -> None:
