@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kubepreempt.api.errors import InputError
+from kubepreempt.apimachinery.strconv import NumError, parse_bool
 
 ALPHA, BETA, GA, DEPRECATED = "Alpha", "Beta", "GA", "Deprecated"
 
@@ -320,21 +321,12 @@ def parse_gates(text: str) -> dict[str, bool]:
         if not sep:
             raise _flag_error(text, f"missing bool value for {key}")
         raw = raw.strip()
-        value = _parse_bool(raw)
-        if value is None:
+        try:
+            out[key] = parse_bool(raw)
+        except NumError:
             raise _flag_error(text, f"invalid value of {key}={raw}, err: strconv.ParseBool: "
-                              f'parsing "{raw}": invalid syntax')
-        out[key] = value
+                              f'parsing "{raw}": invalid syntax') from None
     return out
-
-
-def _parse_bool(raw: str) -> bool | None:
-    """Go's ``strconv.ParseBool``."""
-    if raw in ("1", "t", "T", "true", "TRUE", "True"):
-        return True
-    if raw in ("0", "f", "F", "false", "FALSE", "False"):
-        return False
-    return None
 
 
 def _flag_error(text: str, detail: str) -> InputError:

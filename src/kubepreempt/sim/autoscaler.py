@@ -72,7 +72,6 @@ from __future__ import annotations
 import copy
 import math
 import random
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -87,6 +86,8 @@ from kubepreempt.api.objects import (
     parse_node,
     tolerates_all,
 )
+from kubepreempt.apimachinery.strconv import NumError, parse_int64
+from kubepreempt.apimachinery.strconv import parse_bool as go_parse_bool
 from kubepreempt.scheduler.plugins.node_match import pod_matches_node_selector_and_affinity
 from kubepreempt.sim import metrics as m
 from kubepreempt.sim.actors import Actor
@@ -133,11 +134,10 @@ class AutoscalerOptions:
 
 def parse_bool(value: str, option: str) -> bool:
     """A boolean flag's value as Go's ``strconv.ParseBool`` reads it."""
-    if value in ("1", "t", "T", "TRUE", "true", "True"):
-        return True
-    if value in ("0", "f", "F", "FALSE", "false", "False"):
-        return False
-    raise InputError(f"{option}: {value!r} is not a boolean (true or false)")
+    try:
+        return go_parse_bool(value)
+    except NumError:
+        raise InputError(f"{option}: {value!r} is not a boolean (true or false)") from None
 
 
 @dataclass(slots=True, eq=False)
@@ -166,22 +166,16 @@ class NodeGroup:
         return len(self.members) + self.upcoming
 
 
-_GO_INT = re.compile(r"[+-]?[0-9]+")
-
-
 def _int_annotation(node: Node, key: str) -> int | None:
     raw = node.annotations.get(key)
     if raw is None:
         return None
-    text = str(raw).strip()
-    if not _GO_INT.fullmatch(text):  # strconv.Atoi: an optional sign, ASCII digits
-        raise InputError(f"annotation {key}: {raw!r} is not an integer", node.source, "Node",
-                         node.name)
-    value = int(text)
-    if not -2**63 <= value < 2**63:  # a Go int, as the autoscaler's own flags parse it
-        raise InputError(f"annotation {key}: {raw!r} is out of range (64-bit integer)",
-                         node.source, "Node", node.name)
-    return value
+    try:  # strconv.Atoi: a Go int, as the autoscaler's own flags parse it
+        return parse_int64(str(raw).strip())
+    except NumError as exc:
+        problem = "is out of range (64-bit integer)" if exc.range else "is not an integer"
+        raise InputError(f"annotation {key}: {raw!r} {problem}", node.source, "Node",
+                         node.name) from None
 
 
 def _shape(node: Node) -> tuple:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubepreempt.apimachinery.strconv import NumError, parse_int64
 from kubepreempt.apimachinery.validation import label_value, qualified_name
 from kubepreempt.scheduler.config.defaults import API_VERSION, EXTENSION_POINTS
 from kubepreempt.scheduler.config.fielderrors import (
@@ -252,8 +253,11 @@ FIELD_SELECTOR_OPERATORS = ["In", "NotIn"]
 
 def _is_int64(value: str) -> bool:
     """``strconv.ParseInt(value, 10, 64)`` succeeds."""
-    text = value[1:] if value[:1] in ("+", "-") else value
-    return text.isascii() and text.isdigit() and -2**63 <= int(value) < 2**63
+    try:
+        parse_int64(value)
+    except NumError:
+        return False
+    return True
 
 
 def _requirement_errors(p: str, expr: dict[str, Any]) -> list[str]:
